@@ -1,0 +1,84 @@
+//! `keplersim isa ...`: the crack that derives the instruction table from NVIDIA's
+//! disassembler.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use sim_oracle::crack;
+use sim_oracle::Tools;
+
+#[derive(Subcommand)]
+pub enum IsaCmd {
+    /// Derive the sm_35 table by flipping bits of seed words and asking nvdisasm.
+    Crack {
+        /// Seed corpus: lines `0x<word><TAB>text` (default: traces/isa-corpus/corpus.txt).
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Also seed from a sweep of the opcode space.
+        #[arg(long, default_value_t = true)]
+        sweep: bool,
+        /// Where to write the generated table (default: sim-isa/src/sm35_table.rs).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print every form that was not learned completely.
+        #[arg(long)]
+        problems: bool,
+    },
+}
+
+pub fn run(cmd: IsaCmd) -> Result<()> {
+    match cmd {
+        IsaCmd::Crack { corpus, sweep, out, problems } => {
+            let tools = Tools::locate()?;
+            let root = sim_oracle::tools::workspace_root();
+            let corpus = corpus.unwrap_or_else(|| root.join("traces/isa-corpus/corpus.txt"));
+            let mut seeds = Vec::new();
+            if corpus.exists() {
+                let text = std::fs::read_to_string(&corpus).with_context(|| corpus.display().to_string())?;
+                for (n, line) in text.lines().enumerate() {
+                    if line.starts_with('#') || line.trim().is_empty() {
+                        continue;
+                    }
+                    let hex = line.split_whitespace().next().unwrap_or("");
+                    let w = u64::from_str_radix(hex.trim_start_matches("0x"), 16)
+                        .with_context(|| format!("{}:{}: not a word: {hex}", corpus.display(), n + 1))?;
+                    seeds.push(w);
+                }
+            }
+            if sweep {
+                seeds.extend(crack::sweep_seeds());
+            }
+            let t0 = std::time::Instant::now();
+            let report = crack::crack(&tools, &seeds, |m| eprintln!("crack: {m}"))?;
+            let ok = report.forms.iter().filter(|f| f.problem.is_none()).count();
+            let checked: usize = report.forms.iter().map(|f| f.checked).sum();
+            let agreed: usize = report.forms.iter().map(|f| f.agreed).sum();
+            println!(
+                "{} seeds, {} forms ({} learned, {} with problems), {} probes, validation {}/{} ({:.2}%), {:.1}s",
+                report.seeds,
+                report.forms.len(),
+                ok,
+                report.forms.len() - ok,
+                report.probes,
+                agreed,
+                checked,
+                100.0 * agreed as f64 / checked.max(1) as f64,
+                t0.elapsed().as_secs_f64()
+            );
+            if problems {
+                for f in &report.forms {
+                    if let Some(p) = &f.problem {
+                        println!("PROBLEM {:#018x} {}: {p}", f.seed, f.mnemonic);
+                    } else if f.agreed < f.checked {
+                        println!("DISAGREE {:#018x} {}: {}/{}", f.seed, f.mnemonic, f.agreed, f.checked);
+                    }
+                }
+            }
+            let out = out.unwrap_or_else(|| root.join("sim-isa/src/sm35_table.rs"));
+            std::fs::write(&out, crack::emit::emit(&report.forms)).with_context(|| out.display().to_string())?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+    }
+}

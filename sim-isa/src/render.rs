@@ -1,0 +1,154 @@
+//! Printing and reading back the value part of a bit group, in each [`Fmt`].
+//!
+//! This is the one place that knows how nvdisasm spells a register, a predicate, a
+//! hexadecimal immediate, a float immediate or a branch target. The crack uses it
+//! to recognise a group's format; the printer and the parser use it to print and
+//! read instructions.
+
+use crate::table::Fmt;
+
+use crate::fmtfloat as float;
+
+/// Sign-extends the low `width` bits of `v`.
+#[inline]
+pub fn sext(v: u64, width: u32) -> i64 {
+    if width == 0 || width >= 64 {
+        return v as i64;
+    }
+    let s = 64 - width;
+    ((v << s) as i64) >> s
+}
+
+/// Appends the text of `value` (a field `width` bits wide) in format `fmt` to
+/// `out`. `addr` is the address of the instruction (for branch targets). Returns
+/// false when the format cannot print this value.
+pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> bool {
+    use std::fmt::Write;
+    match fmt {
+        Fmt::None => true,
+        Fmt::Reg => {
+            if value == 255 {
+                out.push_str("RZ");
+            } else {
+                let _ = write!(out, "R{value}");
+            }
+            true
+        }
+        Fmt::Pred => {
+            if value == 7 {
+                out.push_str("PT");
+            } else {
+                let _ = write!(out, "P{value}");
+            }
+            true
+        }
+        Fmt::Hex => {
+            let _ = write!(out, "{value:#x}");
+            true
+        }
+        Fmt::SHex => {
+            let v = sext(value, width);
+            if v < 0 {
+                let _ = write!(out, "-{:#x}", v.unsigned_abs());
+            } else {
+                let _ = write!(out, "{v:#x}");
+            }
+            true
+        }
+        Fmt::PcRel => {
+            let target = (addr as i64).wrapping_add(8).wrapping_add(sext(value, width)) as u64;
+            let _ = write!(out, "{:#x}", target & 0xffff_ffff);
+            true
+        }
+        Fmt::F32 { shift } => {
+            let bits = (value << shift) as u32;
+            out.push_str(&float::f32_text(bits));
+            true
+        }
+        Fmt::F64 { shift } => {
+            let bits = value << shift;
+            out.push_str(&float::f64_text(bits));
+            true
+        }
+    }
+}
+
+/// Reads a value printed by [`render`] back; `None` if `text` is not such a value.
+pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
+    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    match fmt {
+        Fmt::None => text.is_empty().then_some(0),
+        Fmt::Reg => match text {
+            "RZ" => Some(255),
+            _ => text.strip_prefix('R')?.parse::<u64>().ok().filter(|v| *v < 255),
+        },
+        Fmt::Pred => match text {
+            "PT" => Some(7),
+            _ => text.strip_prefix('P')?.parse::<u64>().ok().filter(|v| *v < 7),
+        },
+        Fmt::Hex => u64::from_str_radix(text.strip_prefix("0x")?, 16).ok().filter(|v| *v <= mask),
+        Fmt::SHex => {
+            let (neg, t) = match text.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, text),
+            };
+            let m = u64::from_str_radix(t.strip_prefix("0x")?, 16).ok()?;
+            let v = if neg { (m as i64).wrapping_neg() } else { m as i64 };
+            let lo = -(1i64 << (width - 1));
+            let hi = (1i64 << (width - 1)) - 1;
+            (v >= lo && v <= hi).then_some(v as u64 & mask)
+        }
+        Fmt::PcRel => {
+            let t = u64::from_str_radix(text.strip_prefix("0x")?, 16).ok()?;
+            let off = (t as i64).wrapping_sub(addr as i64 + 8);
+            let v = off as u64 & mask;
+            (sext(v, width) == off).then_some(v)
+        }
+        Fmt::F32 { shift } => {
+            let bits = float::parse_f32_text(text)? as u64;
+            (bits & ((1u64 << shift) - 1) == 0).then_some(bits >> shift).filter(|v| *v <= mask)
+        }
+        Fmt::F64 { shift } => {
+            let bits = float::parse_f64_text(text)?;
+            let low = if shift == 0 { 0 } else { bits & ((1u64 << shift) - 1) };
+            (low == 0).then_some(bits >> shift).filter(|v| *v <= mask)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(fmt: Fmt, v: u64, w: u32, addr: u64) -> String {
+        let mut s = String::new();
+        assert!(render(&mut s, fmt, v, w, addr));
+        s
+    }
+
+    #[test]
+    fn registers_and_predicates() {
+        assert_eq!(r(Fmt::Reg, 254, 8, 0), "R254");
+        assert_eq!(r(Fmt::Reg, 255, 8, 0), "RZ");
+        assert_eq!(r(Fmt::Pred, 7, 3, 0), "PT");
+        assert_eq!(parse(Fmt::Reg, "RZ", 8, 0), Some(255));
+        assert_eq!(parse(Fmt::Reg, "R255", 8, 0), None);
+    }
+
+    #[test]
+    fn signed_hex_round_trips() {
+        for v in [0u64, 1, 0x7ffff, 0x80000, 0xfffff] {
+            let t = r(Fmt::SHex, v, 20, 0);
+            assert_eq!(parse(Fmt::SHex, &t, 20, 0), Some(v), "{t}");
+        }
+        assert_eq!(r(Fmt::SHex, 0xfffff, 20, 0), "-0x1");
+    }
+
+    #[test]
+    fn branch_targets_are_relative_to_the_next_instruction() {
+        // BRA to itself at 0x48: offset -8.
+        let v = (-8i64) as u64 & 0xff_ffff;
+        assert_eq!(r(Fmt::PcRel, v, 24, 0x48), "0x48");
+        assert_eq!(parse(Fmt::PcRel, "0x48", 24, 0x48), Some(v));
+    }
+}

@@ -1,0 +1,772 @@
+//! The learning passes of the crack. Each pass gathers the words it needs for all
+//! forms at once and sends them to nvdisasm in large batches; answers are cached,
+//! so no word is ever disassembled twice.
+
+use std::collections::{BTreeMap, HashMap};
+
+use sim_isa::render;
+use sim_isa::table::{gather, scatter, Fmt};
+
+use super::text::{diff_span, is_numeric, mnemonic, operands, signature, tokens};
+use super::MAX_ENUM_BITS;
+
+/// A group whose decoration part is wider than this is not explained by a format.
+const MAX_DECO_BITS: usize = 10;
+use crate::tools::{OracleError, Tools, Verdict, NEUTRAL_CONTROL};
+
+/// What nvdisasm said of one word, as the learner keeps it.
+#[derive(Debug, Clone)]
+struct Probe {
+    /// Text with branch targets made relative (see [`Learner::canon`]), or the
+    /// rejection message.
+    text: Result<String, String>,
+    /// Address the word sat at.
+    addr: u64,
+}
+
+/// A learned bit group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearnedGroup {
+    pub deco_bits: Vec<u8>,
+    pub value_bits: Vec<u8>,
+    pub fmt: Fmt,
+    /// Indexed by decoration value.
+    pub table: Vec<Option<(String, String)>>,
+}
+
+/// A piece of a learned template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LearnedPiece {
+    Lit(String),
+    Hole(usize),
+}
+
+/// A learned form.
+#[derive(Debug, Clone)]
+pub struct LearnedForm {
+    pub mask: u64,
+    pub bits: u64,
+    pub mnemonic: String,
+    pub template: Vec<LearnedPiece>,
+    pub groups: Vec<LearnedGroup>,
+    pub ignored: u64,
+    /// A word of this form that nvdisasm accepts.
+    pub seed: u64,
+    /// Validation: random words of the form checked, and how many printed exactly.
+    pub checked: usize,
+    pub agreed: usize,
+    /// Why the form could not be learned completely, if it could not.
+    pub problem: Option<String>,
+}
+
+/// The outcome of a crack.
+#[derive(Debug, Default)]
+pub struct CrackReport {
+    pub forms: Vec<LearnedForm>,
+    pub seeds: usize,
+    pub probes: usize,
+}
+
+/// Deterministic xorshift generator: the crack must give the same table every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+struct Learner<'a> {
+    tools: &'a Tools,
+    cache: HashMap<u64, Probe>,
+    probes: usize,
+    /// Operand indices that are branch targets, by form key.
+    pcrel_ops: HashMap<(u64, u64), Vec<usize>>,
+}
+
+impl<'a> Learner<'a> {
+    /// Disassembles every word not yet in the cache.
+    fn fetch(&mut self, words: impl IntoIterator<Item = u64>) -> Result<(), OracleError> {
+        let mut todo: Vec<u64> = words.into_iter().filter(|w| !self.cache.contains_key(w)).collect();
+        todo.sort_unstable();
+        todo.dedup();
+        // A word with a control word's fixed bits is never an instruction (nvdisasm:
+        // "Unaligned instruction found"); nvdisasm cannot say so in a batch, and
+        // the crack learns nothing from them, so they are not sent.
+        todo.retain(|&w| {
+            if crate::tools::looks_like_control(w) {
+                self.cache.insert(w, Probe { text: Err("Unaligned instruction found".into()), addr: 0 });
+                false
+            } else {
+                true
+            }
+        });
+        // Two nvdisasm processes at a time: the machines have two cores.
+        let chunks: Vec<&[u64]> = todo.chunks(20_000).collect();
+        for pair in chunks.chunks(2) {
+            let results: Vec<Result<Vec<(Verdict, u64)>, OracleError>> = std::thread::scope(|sc| {
+                let hs: Vec<_> = pair.iter().map(|c| sc.spawn(|| self.tools.disasm_words_at(c, NEUTRAL_CONTROL))).collect();
+                hs.into_iter().map(|h| h.join().expect("nvdisasm thread")).collect()
+            });
+            for (chunk, out) in pair.iter().zip(results) {
+                self.store(chunk, out?);
+            }
+        }
+        Ok(())
+    }
+
+    fn store(&mut self, chunk: &[u64], out: Vec<(Verdict, u64)>) {
+        {
+            self.probes += chunk.len();
+            for (&w, (v, addr)) in chunk.iter().zip(out) {
+                let text = match v {
+                    Verdict::Text(t) => Ok(t),
+                    Verdict::Rejected(e) => Err(e),
+                };
+                self.cache.insert(w, Probe { text, addr });
+            }
+        }
+    }
+
+    fn raw(&self, w: u64) -> &Probe {
+        &self.cache[&w]
+    }
+
+    /// The text of `w` with the branch-target operands at `pcrel` rewritten as
+    /// offsets from the word's own address, so texts of words disassembled at
+    /// different addresses compare equal when their encodings agree.
+    fn canon(&self, w: u64, pcrel: &[usize]) -> Result<String, String> {
+        let p = self.raw(w);
+        let t = p.text.clone()?;
+        if pcrel.is_empty() {
+            return Ok(t);
+        }
+        Ok(rewrite_pcrel(&t, pcrel, p.addr))
+    }
+}
+
+/// Rewrites the branch-target operands (by index) of `text` as `0x<target - addr>`
+/// in 32-bit two's complement.
+fn rewrite_pcrel(text: &str, pcrel: &[usize], addr: u64) -> String {
+    let ops = operands(text);
+    let mut out = text.to_string();
+    for &k in pcrel {
+        let Some(op) = ops.get(k) else { continue };
+        // The last hex number in the operand is the target.
+        if let Some(pos) = op.rfind("0x") {
+            let digits: String = op[pos + 2..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            if let Ok(v) = u64::from_str_radix(&digits, 16) {
+                let rel = v.wrapping_sub(addr) & 0xffff_ffff;
+                let new_op = format!("{}{:#x}{}", &op[..pos], rel, &op[pos + 2 + digits.len()..]);
+                out = out.replacen(op.as_str(), &new_op, 1);
+            }
+        }
+    }
+    out
+}
+
+/// True when two texts differ in a stretch that spans more than one operand: a
+/// change of layout, not of one field.
+fn crosses_operands(x: &str, y: &str) -> bool {
+    let (xt, yt) = (tokens(x), tokens(y));
+    let (a, b, b2) = diff_span(&xt, &yt);
+    xt[a..b].contains(&",") || yt[a..b2].contains(&",")
+}
+
+fn is_opcode_rejection(msg: &str) -> bool {
+    msg.contains("Unrecognized operation") || msg.contains("Unaligned") || !msg.contains("table")
+}
+
+/// A form under construction.
+struct Work {
+    seed: u64,
+    mask: u64,
+    sig: String,
+    pcrel: Vec<usize>,
+    variants: Vec<u64>,
+}
+
+/// Runs the crack over `seeds`.
+pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<CrackReport, OracleError> {
+    let mut l = Learner { tools, cache: HashMap::new(), probes: 0, pcrel_ops: HashMap::new() };
+    let mut seeds: Vec<u64> = seeds.to_vec();
+    seeds.sort_unstable();
+    seeds.dedup();
+
+    // Pass 1: seeds, seeds at a second address (branch targets), all single flips.
+    log(&format!("pass 1: {} seeds, {} flips", seeds.len(), seeds.len() * 64));
+    l.fetch(seeds.iter().copied())?;
+    let valid: Vec<u64> = seeds.iter().copied().filter(|s| l.raw(*s).text.is_ok()).collect();
+    let pcrel_of = find_pcrel(&mut l, &valid)?;
+    l.fetch(valid.iter().flat_map(|&s| (0..64).map(move |i| s ^ (1u64 << i))))?;
+
+    let mut works: BTreeMap<(u64, u64), Work> = BTreeMap::new();
+    for &s in &valid {
+        let pcrel = pcrel_of.get(&s).cloned().unwrap_or_default();
+        let t = l.canon(s, &pcrel).expect("valid seed");
+        let sig = signature(&t);
+        let mut mask = 0u64;
+        for i in 0..64 {
+            let f = s ^ (1u64 << i);
+            let opcode = match &l.raw(f).text {
+                Err(e) => is_opcode_rejection(e),
+                Ok(tf) => signature(tf) != sig || crosses_operands(&t, &l.canon(f, &pcrel).unwrap_or_default()),
+            };
+            if opcode {
+                mask |= 1u64 << i;
+            }
+        }
+        let key = (mask, s & mask);
+        works.entry(key).or_insert_with(|| Work { seed: s, mask, sig, pcrel: pcrel.clone(), variants: vec![s] });
+        l.pcrel_ops.insert(key, pcrel);
+    }
+    log(&format!("{} forms from {} valid seeds", works.len(), valid.len()));
+
+    // Pass 2: random variants of each form.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut cands: Vec<(u64, u64, u64)> = Vec::new();
+    for (key, w) in &works {
+        for _ in 0..24 {
+            cands.push((key.0, key.1, w.seed ^ (rng.next() & !w.mask)));
+        }
+    }
+    l.fetch(cands.iter().map(|c| c.2))?;
+    for (m, b, c) in cands {
+        let w = works.get_mut(&(m, b)).expect("form");
+        if w.variants.len() >= 6 {
+            continue;
+        }
+        if let Ok(t) = l.canon(c, &w.pcrel) {
+            if signature(&t) == w.sig {
+                w.variants.push(c);
+            }
+        }
+    }
+
+    // Pass 3: flips of every variant's field bits.
+    l.fetch(works.values().flat_map(|w| {
+        let fm = !w.mask;
+        w.variants.iter().flat_map(move |&v| (0..64).filter(move |i| fm >> i & 1 == 1).map(move |i| v ^ (1u64 << i)))
+    }))?;
+
+    let keys: Vec<(u64, u64)> = works.keys().copied().collect();
+    // Pass 4: group structure, then rounds of enumeration; a group whose values
+    // change text outside its hole is widened and merged with what it overlaps,
+    // and enumerated again.
+    let mut plans: Vec<Plan> = keys.iter().map(|k| plan_groups(&l, &works[k])).collect();
+    for round in 0..6 {
+        l.fetch(plans.iter().filter(|p| p.problem.is_none()).flat_map(|p| p.enum_words()))?;
+        let mut changed = 0;
+        for (key, plan) in keys.iter().zip(plans.iter_mut()) {
+            if plan.problem.is_none() && widen(&l, &works[key], plan) {
+                changed += 1;
+            }
+        }
+        log(&format!("pass 4 round {round}: {changed} forms regrouped, {} probes so far", l.probes));
+        if changed == 0 {
+            break;
+        }
+    }
+    let mut forms = Vec::new();
+    for (key, plan) in keys.iter().zip(plans) {
+        forms.push(finish_form(&l, &works[key], plan));
+    }
+
+    // Pass 5: validation with random words of each form.
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut checks: Vec<(usize, u64)> = Vec::new();
+    for (i, f) in forms.iter().enumerate() {
+        for _ in 0..64 {
+            checks.push((i, f.bits | (rng.next() & !f.mask)));
+        }
+    }
+    l.fetch(checks.iter().map(|c| c.1))?;
+    for (i, word) in checks {
+        let f = &mut forms[i];
+        let key = (f.mask, f.bits);
+        let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
+        let want = l.canon(word, &pcrel).ok();
+        let got = print_learned(f, word);
+        // A word that nvdisasm reads as another form says nothing about this one.
+        if let Some(t) = &want {
+            if signature(t) != signature(&f_seed_text(&l, f, &pcrel)) {
+                continue;
+            }
+        }
+        f.checked += 1;
+        if got == want {
+            f.agreed += 1;
+        }
+    }
+    log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
+    Ok(CrackReport { forms, seeds: seeds.len(), probes: l.probes })
+}
+
+fn f_seed_text(l: &Learner, f: &LearnedForm, pcrel: &[usize]) -> String {
+    l.canon(f.seed, pcrel).unwrap_or_default()
+}
+
+/// Finds, for each seed, the operands that are branch targets: those whose number
+/// changes when the same word sits at another address.
+fn find_pcrel(l: &mut Learner, valid: &[u64]) -> Result<HashMap<u64, Vec<usize>>, OracleError> {
+    // Disassemble every seed again, shifted by one slot, outside the cache.
+    let mut shifted = vec![crate::tools::NOP_WORD];
+    shifted.extend_from_slice(valid);
+    let out = l.tools.disasm_words_at(&shifted, NEUTRAL_CONTROL)?;
+    l.probes += shifted.len();
+    let mut m = HashMap::new();
+    for (k, &s) in valid.iter().enumerate() {
+        let (Verdict::Text(t2), _) = &out[k + 1] else { continue };
+        let Ok(t1) = &l.raw(s).text else { continue };
+        if t1 == t2 {
+            continue;
+        }
+        let (o1, o2) = (operands(t1), operands(t2));
+        let idx: Vec<usize> = (0..o1.len().min(o2.len())).filter(|&i| o1[i] != o2[i]).collect();
+        m.insert(s, idx);
+    }
+    Ok(m)
+}
+
+/// The group structure of a form, before enumeration.
+struct Plan {
+    /// The variant whose text is the template.
+    base: u64,
+    base_toks: Vec<String>,
+    /// Groups: bits, token span in the base text.
+    groups: Vec<(Vec<u8>, usize, usize)>,
+    ignored: u64,
+    problem: Option<String>,
+}
+
+impl Plan {
+    fn enum_words(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for (bits, _, _) in &self.groups {
+            for v in sample_values(bits.len()) {
+                out.push(scatter(self.base, bits, v));
+            }
+        }
+        out
+    }
+}
+
+/// All values of a field up to [`MAX_ENUM_BITS`] bits; for wider fields, zero, every
+/// single bit, all ones, and a fixed pseudo-random sample.
+fn sample_values(n: usize) -> Vec<u64> {
+    if n <= MAX_ENUM_BITS {
+        return (0..1u64 << n).collect();
+    }
+    let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let mut v = vec![0, mask];
+    for i in 0..n {
+        v.push(1 << i);
+        v.push(mask ^ (1 << i));
+    }
+    let mut r = Rng(0xdead_beef_1234_5678 ^ n as u64);
+    for _ in 0..96 {
+        v.push(r.next() & mask);
+    }
+    v
+}
+
+fn plan_groups(l: &Learner, w: &Work) -> Plan {
+    let key = (w.mask, w.seed & w.mask);
+    let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
+    let field_bits: Vec<u8> = (0..64u8).filter(|i| w.mask >> i & 1 == 0).collect();
+    // spans[variant][bit] = Some((a, b)) token span changed by flipping the bit.
+    let mut spans: Vec<HashMap<u8, (usize, usize)>> = Vec::new();
+    let mut changed = 0u64;
+    for &v in &w.variants {
+        let tv = l.canon(v, &pcrel).expect("variant is valid");
+        let xt = tokens(&tv);
+        let mut m = HashMap::new();
+        for &i in &field_bits {
+            match l.canon(v ^ (1u64 << i), &pcrel) {
+                Ok(tf) => {
+                    if tf != tv {
+                        changed |= 1u64 << i;
+                        let yt = tokens(&tf);
+                        let (a, b, _) = diff_span(&xt, &yt);
+                        m.insert(i, (a, b));
+                    }
+                }
+                Err(_) => {
+                    changed |= 1u64 << i;
+                }
+            }
+        }
+        spans.push(m);
+    }
+    let ignored = field_bits.iter().fold(0u64, |acc, &i| if changed >> i & 1 == 0 { acc | 1u64 << i } else { acc });
+    let active: Vec<u8> = field_bits.iter().copied().filter(|i| changed >> i & 1 == 1).collect();
+
+    // Union-find: bits that overlap in every variant where both change the text.
+    let mut parent: HashMap<u8, u8> = active.iter().map(|&i| (i, i)).collect();
+    fn find(p: &mut HashMap<u8, u8>, x: u8) -> u8 {
+        let mut r = x;
+        while p[&r] != r {
+            r = p[&r];
+        }
+        p.insert(x, r);
+        r
+    }
+    for (x, &i) in active.iter().enumerate() {
+        for &j in &active[x + 1..] {
+            let mut seen = 0;
+            let mut all = true;
+            for m in &spans {
+                if let (Some(&si), Some(&sj)) = (m.get(&i), m.get(&j)) {
+                    seen += 1;
+                    if !overlaps(si, sj) {
+                        all = false;
+                        break;
+                    }
+                }
+            }
+            if seen > 0 && all {
+                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                if ri != rj {
+                    parent.insert(ri, rj);
+                }
+            }
+        }
+    }
+    let mut by_root: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+    for &i in &active {
+        let r = find(&mut parent, i);
+        by_root.entry(r).or_default().push(i);
+    }
+    let mut bit_groups: Vec<Vec<u8>> = by_root.into_values().collect();
+    for g in &mut bit_groups {
+        g.sort_unstable();
+    }
+
+    // Template variant: one in which every group has a span; overlapping groups
+    // are merged there.
+    let mut best: Option<(usize, usize)> = None;
+    for (vi, m) in spans.iter().enumerate() {
+        if !bit_groups.iter().all(|g| g.iter().any(|b| m.contains_key(b))) {
+            continue;
+        }
+        let nonempty = bit_groups
+            .iter()
+            .filter(|g| g.iter().filter_map(|b| m.get(b)).any(|s| s.0 < s.1))
+            .count();
+        if best.map_or(true, |b| nonempty > b.1) {
+            best = Some((vi, nonempty));
+        }
+    }
+    let Some((vi, _)) = best else {
+        return Plan {
+            base: w.seed,
+            base_toks: Vec::new(),
+            groups: Vec::new(),
+            ignored,
+            problem: Some(format!("no variant shows all {} groups", bit_groups.len())),
+        };
+    };
+    let m = &spans[vi];
+    let groups: Vec<(Vec<u8>, usize, usize)> = bit_groups
+        .into_iter()
+        .map(|g| {
+            let ss: Vec<(usize, usize)> = g.iter().filter_map(|b| m.get(b).copied()).collect();
+            let a = ss.iter().map(|s| s.0).min().unwrap_or(0);
+            let b = ss.iter().map(|s| s.1).max().unwrap_or(0);
+            (g, a, b)
+        })
+        .collect();
+    let base = w.variants[vi];
+    let tv = l.canon(base, &pcrel).expect("valid");
+    Plan {
+        base,
+        base_toks: tokens(&tv).iter().map(|s| s.to_string()).collect(),
+        groups: normalize(groups),
+        ignored,
+        problem: None,
+    }
+}
+
+/// Whether two token spans `[a, b)` collide: they overlap, or they are insertions
+/// at one point, or one is an insertion strictly inside the other.
+fn overlaps(s: (usize, usize), t: (usize, usize)) -> bool {
+    let (a1, b1) = s;
+    let (a2, b2) = t;
+    if a1 == b1 && a2 == b2 {
+        return a1 == a2;
+    }
+    if a1 == b1 {
+        return a2 < a1 && a1 < b2;
+    }
+    if a2 == b2 {
+        return a1 < a2 && a2 < b1;
+    }
+    a1 < b2 && a2 < b1
+}
+
+/// Merges colliding groups until all spans are disjoint; sorts them by position.
+fn normalize(mut groups: Vec<(Vec<u8>, usize, usize)>) -> Vec<(Vec<u8>, usize, usize)> {
+    loop {
+        let mut merged = false;
+        'outer: for i in 0..groups.len() {
+            for j in i + 1..groups.len() {
+                if overlaps((groups[i].1, groups[i].2), (groups[j].1, groups[j].2)) {
+                    let g = groups.remove(j);
+                    let f = &mut groups[i];
+                    f.0.extend(g.0);
+                    f.0.sort_unstable();
+                    f.1 = f.1.min(g.1);
+                    f.2 = f.2.max(g.2);
+                    merged = true;
+                    break 'outer;
+                }
+            }
+        }
+        if !merged {
+            break;
+        }
+    }
+    groups.sort_by_key(|g| (g.1, g.2));
+    groups
+}
+
+/// Widens every group whose enumerated values change text outside its hole, and
+/// merges what then collides. Returns whether anything changed.
+fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
+    let key = (w.mask, w.seed & w.mask);
+    let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
+    let base_toks: Vec<&str> = plan.base_toks.iter().map(String::as_str).collect();
+    let mut changed = false;
+    for g in plan.groups.iter_mut() {
+        for v in sample_values(g.0.len()) {
+            let word = scatter(plan.base, &g.0, v);
+            let Ok(t) = l.canon(word, &pcrel) else { continue };
+            let tt = tokens(&t);
+            let (da, db, _) = diff_span(&base_toks, &tt);
+            if da == db && db == base_toks.len() && tt.len() == base_toks.len() {
+                continue; // identical
+            }
+            if da < g.1 || db > g.2 {
+                g.1 = g.1.min(da);
+                g.2 = g.2.max(db);
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        let groups = std::mem::take(&mut plan.groups);
+        plan.groups = normalize(groups);
+    }
+    changed
+}
+
+fn finish_form(l: &Learner, w: &Work, plan: Plan) -> LearnedForm {
+    let key = (w.mask, w.seed & w.mask);
+    let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
+    let seed_text = l.canon(w.seed, &pcrel).unwrap_or_default();
+    let mut form = LearnedForm {
+        mask: w.mask,
+        bits: w.seed & w.mask,
+        mnemonic: mnemonic(&seed_text).1.to_string(),
+        template: Vec::new(),
+        groups: Vec::new(),
+        ignored: plan.ignored,
+        seed: w.seed,
+        checked: 0,
+        agreed: 0,
+        problem: plan.problem.clone(),
+    };
+    if form.problem.is_some() {
+        return form;
+    }
+    let toks = &plan.base_toks;
+    let mut pos = 0;
+    let mut lit = String::new();
+    for (gi, (bits, a, b)) in plan.groups.iter().enumerate() {
+        for t in &toks[pos..*a] {
+            lit.push_str(t);
+        }
+        if !lit.is_empty() {
+            form.template.push(LearnedPiece::Lit(std::mem::take(&mut lit)));
+        }
+        form.template.push(LearnedPiece::Hole(gi));
+        pos = *b;
+        let prefix: String = toks[..*a].concat();
+        let suffix: String = toks[*b..].concat();
+        // Hole texts for each sampled value.
+        let mut holes: Vec<(u64, Option<String>)> = Vec::new();
+        let mut bad = None;
+        for v in sample_values(bits.len()) {
+            let word = scatter(plan.base, bits, v);
+            match l.canon(word, &pcrel) {
+                Err(_) => holes.push((v, None)),
+                Ok(t) => {
+                    if t.len() >= prefix.len() + suffix.len() && t.starts_with(&prefix) && t.ends_with(&suffix) {
+                        holes.push((v, Some(t[prefix.len()..t.len() - suffix.len()].to_string())));
+                    } else {
+                        bad = Some(format!("group {gi} (bits {bits:?}) value {v:#x} changes text outside its hole: {t}"));
+                        holes.push((v, None));
+                    }
+                }
+            }
+        }
+        if let Some(p) = bad {
+            if form.problem.is_none() {
+                form.problem = Some(p);
+            }
+        }
+        let addr = 0; // texts are canonical: targets relative to the word itself
+        match explain_group(bits, &holes, addr) {
+            Some(g) => form.groups.push(g),
+            None => {
+                if form.problem.is_none() {
+                    form.problem = Some(format!("group {gi} (bits {bits:?}) fits no format"));
+                }
+                form.groups.push(LearnedGroup { deco_bits: bits.clone(), value_bits: vec![], fmt: Fmt::None, table: vec![] });
+            }
+        }
+    }
+    for t in &toks[pos..] {
+        lit.push_str(t);
+    }
+    if !lit.is_empty() {
+        form.template.push(LearnedPiece::Lit(lit));
+    }
+    form
+}
+
+/// Explains the hole texts of one group: which bits are the value, in what format,
+/// and the decoration table.
+fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Option<LearnedGroup> {
+    let n = bits.len();
+    let zero_text = holes.iter().find(|h| h.0 == 0).and_then(|h| h.1.clone());
+    // Value bits: those whose single flip from zero changes only numeric tokens.
+    let mut value_idx: Vec<usize> = Vec::new();
+    if let Some(z) = &zero_text {
+        let zs = skeleton(z);
+        for k in 0..n {
+            if let Some((_, Some(t))) = holes.iter().find(|h| h.0 == 1 << k) {
+                if t != z && skeleton(t) == zs {
+                    value_idx.push(k);
+                }
+            }
+        }
+    }
+    let fmts: &[Fmt] = &[Fmt::Reg, Fmt::Pred, Fmt::Hex, Fmt::SHex, Fmt::PcRel, Fmt::F32 { shift: 0 }, Fmt::F64 { shift: 0 }];
+    let exhaustive = n <= MAX_ENUM_BITS;
+    // Candidate value parts: the bits that change only numbers; those plus one more
+    // bit on top (a sign kept apart, as in the 20-bit float immediates); all bits.
+    let mut candidates: Vec<Vec<usize>> = Vec::new();
+    if !value_idx.is_empty() {
+        candidates.push(value_idx.clone());
+        for k in 0..n {
+            if !value_idx.contains(&k) {
+                let mut c = value_idx.clone();
+                c.push(k);
+                candidates.push(c);
+            }
+        }
+    }
+    candidates.push((0..n).collect());
+    for value_idx in candidates {
+        if n - value_idx.len() > MAX_DECO_BITS {
+            continue;
+        }
+        let width = value_idx.len() as u32;
+        let deco_idx: Vec<usize> = (0..n).filter(|k| !value_idx.contains(k)).collect();
+        for &f0 in fmts {
+            let f = match f0 {
+                Fmt::F32 { .. } => Fmt::F32 { shift: 32u32.saturating_sub(width) as u8 },
+                Fmt::F64 { .. } => Fmt::F64 { shift: 64u32.saturating_sub(width) as u8 },
+                x => x,
+            };
+            if (f == Fmt::Reg && width != 8) || (f == Fmt::Pred && width != 3) {
+                continue;
+            }
+            if let Some(g) = try_fmt(bits, holes, &value_idx, &deco_idx, f, width, addr) {
+                return Some(g);
+            }
+        }
+    }
+    if exhaustive {
+        // A plain table over all bits.
+        let table = holes.iter().map(|(_, t)| t.clone().map(|s| (s, String::new()))).collect();
+        return Some(LearnedGroup { deco_bits: bits.to_vec(), value_bits: vec![], fmt: Fmt::None, table });
+    }
+    None
+}
+
+fn try_fmt(
+    bits: &[u8],
+    holes: &[(u64, Option<String>)],
+    value_idx: &[usize],
+    deco_idx: &[usize],
+    f: Fmt,
+    width: u32,
+    addr: u64,
+) -> Option<LearnedGroup> {
+    let mut table: Vec<Option<Option<(String, String)>>> = vec![None; 1 << deco_idx.len()];
+    for (v, t) in holes {
+        let val = value_idx.iter().enumerate().fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k);
+        let deco = deco_idx.iter().enumerate().fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k) as usize;
+        let entry = match t {
+            None => None,
+            Some(t) => {
+                let mut s = String::new();
+                if !render::render(&mut s, f, val, width, addr) {
+                    return None;
+                }
+                let pos = t.find(&s)?;
+                Some((t[..pos].to_string(), t[pos + s.len()..].to_string()))
+            }
+        };
+        match &table[deco] {
+            None => table[deco] = Some(entry),
+            Some(prev) => {
+                if *prev != entry {
+                    // An invalid value inside a valid decoration is not a format.
+                    return None;
+                }
+            }
+        }
+    }
+    let value_bits: Vec<u8> = value_idx.iter().map(|&i| bits[i]).collect();
+    let deco_bits: Vec<u8> = deco_idx.iter().map(|&i| bits[i]).collect();
+    // Decorations never seen are unknown: treat as invalid.
+    let table = table.into_iter().map(|e| e.flatten()).collect();
+    Some(LearnedGroup { deco_bits, value_bits, fmt: f, table })
+}
+
+/// Text with numeric tokens replaced by `#`.
+fn skeleton(t: &str) -> String {
+    tokens(t).iter().map(|x| if is_numeric(x) { "#" } else { x }).collect()
+}
+
+/// Prints `word` with a learned form (addresses canonical: 0).
+pub fn print_learned(f: &LearnedForm, word: u64) -> Option<String> {
+    if f.problem.is_some() && f.template.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for p in &f.template {
+        match p {
+            LearnedPiece::Lit(s) => out.push_str(s),
+            LearnedPiece::Hole(g) => {
+                let g = &f.groups[*g];
+                let deco = gather(word, &g.deco_bits) as usize;
+                let val = gather(word, &g.value_bits);
+                let (pre, post) = g.table.get(deco)?.as_ref()?;
+                out.push_str(pre);
+                if !render::render(&mut out, g.fmt, val, g.value_bits.len() as u32, 0) {
+                    return None;
+                }
+                out.push_str(post);
+            }
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,51 @@
+//! The bit-flip crack: derives the sm_35 instruction table from NVIDIA's
+//! disassembler, the way the PPoPP 2017 paper did.
+//!
+//! Starting from seed words (every instruction ptxas emitted for the PTX corpus, and
+//! a sweep of the opcode space), each seed's 64 bits are flipped one at a time and
+//! the disassembly compared:
+//!
+//! 1. A bit whose flip changes the base mnemonic or the kinds of the operands, or
+//!    makes nvdisasm reject the word as an unknown operation, is an *opcode* bit.
+//!    The opcode bits and their values identify a [`Form`](sim_isa::table::Form).
+//! 2. Every other bit changes one stretch of tokens of the text. Bits whose
+//!    stretches overlap in every random variant of the form print together: they
+//!    form a *group*, a hole in the form's text template.
+//! 3. Each group is enumerated (all values when it has at most
+//!    [`MAX_ENUM_BITS`] bits; otherwise a sample) and its texts explained as a
+//!    decoration table around a numeric value in one of the known formats
+//!    (register, predicate, hex, float, branch target).
+//! 4. Random words of the form are disassembled and compared with what the learned
+//!    form prints; the agreement is reported.
+//!
+//! The result is emitted as Rust source (`sim-isa/src/sm35_table.rs`) by [`emit`].
+
+pub mod emit;
+pub mod learn;
+pub mod text;
+
+pub use learn::{crack, CrackReport, LearnedForm, LearnedGroup};
+
+/// Groups of at most this many bits are enumerated exhaustively.
+pub const MAX_ENUM_BITS: usize = 12;
+
+/// Seeds from a sweep of the opcode space: for each value of bits 63..54 and
+/// 1..0, the word with every other bit zero but the predicate guard `PT`, and a
+/// few words with the other bits drawn at random (some forms are invalid when all
+/// their fields are zero).
+pub fn sweep_seeds() -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut x: u64 = 0x1234_5678_9abc_def1;
+    for op in 0u64..4096 {
+        let fixed = ((op >> 2) << 54) | (op & 3);
+        out.push(fixed | (7 << 18));
+        for _ in 0..3 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mid = x & 0x003f_ffff_ffff_fffc;
+            out.push(fixed | mid);
+        }
+    }
+    out
+}

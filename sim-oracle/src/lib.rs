@@ -1,0 +1,10 @@
+//! Everything that runs NVIDIA's own sm_35 tools: locating them in `.oracle/`,
+//! running nvdisasm in raw mode on batches of words, compiling PTX with ptxas,
+//! generating the PTX corpus, and the bit-flip crack that derives the ISA table.
+//!
+//! Architecture invariant: nothing outside this crate spawns NVIDIA tools; `sim-isa`
+//! only ever reads the table this crate writes.
+
+pub mod crack;
+pub mod tools;
+pub use tools::{OracleError, Tools, Verdict};
