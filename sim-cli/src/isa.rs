@@ -72,6 +72,9 @@ pub fn run(cmd: IsaCmd) -> Result<()> {
                         println!("PROBLEM {:#018x} {}: {p}", f.seed, f.mnemonic);
                     } else if f.agreed < f.checked {
                         println!("DISAGREE {:#018x} {}: {}/{}", f.seed, f.mnemonic, f.agreed, f.checked);
+                        if let Some((w, want, got)) = &f.mismatch {
+                            println!("    {w:#018x}\n    nvdisasm: {want}\n    learned:  {got}");
+                        }
                     }
                 }
             }

@@ -42,12 +42,12 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             }
             true
         }
-        Fmt::Hex => {
-            let _ = write!(out, "{value:#x}");
+        Fmt::Hex { shl } => {
+            let _ = write!(out, "{:#x}", value << shl);
             true
         }
-        Fmt::SHex => {
-            let v = sext(value, width);
+        Fmt::SHex { shl } => {
+            let v = sext(value, width) << shl;
             if v < 0 {
                 let _ = write!(out, "-{:#x}", v.unsigned_abs());
             } else {
@@ -56,8 +56,35 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             true
         }
         Fmt::PcRel => {
-            let target = (addr as i64).wrapping_add(8).wrapping_add(sext(value, width)) as u64;
-            let _ = write!(out, "{:#x}", target & 0xffff_ffff);
+            let target = (addr as i64).wrapping_add(8).wrapping_add(sext(value, width));
+            if target < 0 {
+                let _ = write!(out, "-{:#x}", target.unsigned_abs());
+            } else {
+                let _ = write!(out, "{target:#x}");
+            }
+            true
+        }
+        Fmt::Addr => {
+            let reg = value & 0xff;
+            let ow = width.saturating_sub(8);
+            let off = value >> 8;
+            if reg == 255 {
+                if off == 0 {
+                    out.push_str("RZ");
+                } else {
+                    let _ = write!(out, "{off:#x}");
+                }
+            } else {
+                let _ = write!(out, "R{reg}");
+                if off != 0 {
+                    let v = sext(off, ow);
+                    if v < 0 {
+                        let _ = write!(out, "+-{:#x}", v.unsigned_abs());
+                    } else {
+                        let _ = write!(out, "+{v:#x}");
+                    }
+                }
+            }
             true
         }
         Fmt::F32 { shift } => {
@@ -86,23 +113,63 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             "PT" => Some(7),
             _ => text.strip_prefix('P')?.parse::<u64>().ok().filter(|v| *v < 7),
         },
-        Fmt::Hex => u64::from_str_radix(text.strip_prefix("0x")?, 16).ok().filter(|v| *v <= mask),
-        Fmt::SHex => {
+        Fmt::Hex { shl } => {
+            let v = u64::from_str_radix(text.strip_prefix("0x")?, 16).ok()?;
+            let low = v & ((1u64 << shl) - 1);
+            (low == 0).then_some(v >> shl).filter(|v| *v <= mask)
+        }
+        Fmt::SHex { shl } => {
             let (neg, t) = match text.strip_prefix('-') {
                 Some(t) => (true, t),
                 None => (false, text),
             };
             let m = u64::from_str_radix(t.strip_prefix("0x")?, 16).ok()?;
             let v = if neg { (m as i64).wrapping_neg() } else { m as i64 };
+            if v & ((1i64 << shl) - 1) != 0 {
+                return None;
+            }
+            let v = v >> shl;
             let lo = -(1i64 << (width - 1));
             let hi = (1i64 << (width - 1)) - 1;
             (v >= lo && v <= hi).then_some(v as u64 & mask)
         }
         Fmt::PcRel => {
-            let t = u64::from_str_radix(text.strip_prefix("0x")?, 16).ok()?;
-            let off = (t as i64).wrapping_sub(addr as i64 + 8);
+            let (neg, t) = match text.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, text),
+            };
+            let t = u64::from_str_radix(t.strip_prefix("0x")?, 16).ok()? as i64;
+            let t = if neg { -t } else { t };
+            let off = t.wrapping_sub(addr as i64 + 8);
             let v = off as u64 & mask;
             (sext(v, width) == off).then_some(v)
+        }
+        Fmt::Addr => {
+            let ow = width.saturating_sub(8);
+            let omask = if ow >= 64 { u64::MAX } else { (1u64 << ow) - 1 };
+            if text == "RZ" {
+                return Some(255);
+            }
+            if let Some(h) = text.strip_prefix("0x") {
+                let off = u64::from_str_radix(h, 16).ok().filter(|v| *v <= omask && *v != 0)?;
+                return Some(255 | off << 8);
+            }
+            let (reg, off) = match text.split_once('+') {
+                Some((r, o)) => (r, Some(o)),
+                None => (text, None),
+            };
+            let reg = parse(Fmt::Reg, reg, 8, 0).filter(|r| *r != 255)?;
+            let off = match off {
+                None => 0,
+                Some(o) => {
+                    let v = parse(Fmt::SHex { shl: 0 }, o, ow, 0)?;
+                    if v == 0 {
+                        return None;
+                    }
+                    v
+                }
+            };
+            Some(reg | off << 8)
         }
         Fmt::F32 { shift } => {
             let bits = float::parse_f32_text(text)? as u64;
@@ -138,10 +205,31 @@ mod tests {
     #[test]
     fn signed_hex_round_trips() {
         for v in [0u64, 1, 0x7ffff, 0x80000, 0xfffff] {
-            let t = r(Fmt::SHex, v, 20, 0);
-            assert_eq!(parse(Fmt::SHex, &t, 20, 0), Some(v), "{t}");
+            let t = r(Fmt::SHex { shl: 0 }, v, 20, 0);
+            assert_eq!(parse(Fmt::SHex { shl: 0 }, &t, 20, 0), Some(v), "{t}");
         }
-        assert_eq!(r(Fmt::SHex, 0xfffff, 20, 0), "-0x1");
+        assert_eq!(r(Fmt::SHex { shl: 0 }, 0xfffff, 20, 0), "-0x1");
+        assert_eq!(r(Fmt::Hex { shl: 2 }, 0x52, 14, 0), "0x148");
+        assert_eq!(parse(Fmt::Hex { shl: 2 }, "0x148", 14, 0), Some(0x52));
+    }
+
+    #[test]
+    fn addresses_print_as_nvdisasm_prints_them() {
+        // Recorded from nvdisasm 11.8 (LD.U8 with a 32-bit offset).
+        let cases = [
+            (2u64, 0u64, "R2"),
+            (2, 0x10, "R2+0x10"),
+            (2, 0xffff_fffd, "R2+-0x3"),
+            (255, 0, "RZ"),
+            (255, 0x10, "0x10"),
+            (255, 0xffff_fffc, "0xfffffffc"),
+            (2, 0x8000_0000, "R2+-0x80000000"),
+        ];
+        for (reg, off, text) in cases {
+            let v = reg | off << 8;
+            assert_eq!(r(Fmt::Addr, v, 40, 0), text);
+            assert_eq!(parse(Fmt::Addr, text, 40, 0), Some(v), "{text}");
+        }
     }
 
     #[test]
@@ -150,5 +238,9 @@ mod tests {
         let v = (-8i64) as u64 & 0xff_ffff;
         assert_eq!(r(Fmt::PcRel, v, 24, 0x48), "0x48");
         assert_eq!(parse(Fmt::PcRel, "0x48", 24, 0x48), Some(v));
+        // Before address zero, targets are negative (recorded from nvdisasm).
+        let back = (-0xd8i64) as u64 & 0xff_ffff;
+        assert_eq!(r(Fmt::PcRel, back, 24, 0), "-0xd0");
+        assert_eq!(parse(Fmt::PcRel, "-0xd0", 24, 0), Some(back));
     }
 }

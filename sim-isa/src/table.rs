@@ -63,10 +63,12 @@ pub enum Fmt {
     Reg,
     /// A predicate: `P0`..`P6`, 7 is `PT`.
     Pred,
-    /// Unsigned hexadecimal, `0x1f`; zero is `0x0`.
-    Hex,
-    /// Two's-complement signed hexadecimal of the field's width: `-0x10`.
-    SHex,
+    /// Unsigned hexadecimal of the value shifted left by `shl` (constant-bank
+    /// offsets are stored in words): `0x1f`; zero is `0x0`.
+    Hex { shl: u8 },
+    /// Two's-complement signed hexadecimal of the field's width, shifted left by
+    /// `shl`: `-0x10`.
+    SHex { shl: u8 },
     /// The value as the high bits of an IEEE single (shifted left by `shift`),
     /// printed the way nvdisasm prints float immediates.
     F32 { shift: u8 },
@@ -74,6 +76,10 @@ pub enum Fmt {
     F64 { shift: u8 },
     /// A branch target: address of the next instruction plus the signed offset.
     PcRel,
+    /// The inside of a memory operand: the low 8 value bits are the base register,
+    /// the rest a signed offset: `R2`, `R2+0x10`, `R2+-0x3`, `RZ`, and with base
+    /// `RZ` the offset alone, unsigned: `0xfffffffc`.
+    Addr,
 }
 
 impl Group {

@@ -5,6 +5,7 @@
 //! Architecture invariant: nothing outside this crate spawns NVIDIA tools; `sim-isa`
 //! only ever reads the table this crate writes.
 
+pub mod corpus;
 pub mod crack;
 pub mod tools;
 pub use tools::{OracleError, Tools, Verdict};

@@ -81,9 +81,5 @@ pub fn emit(forms: &[LearnedForm]) -> String {
 }
 
 fn fmt_src(f: Fmt) -> String {
-    match f {
-        Fmt::F32 { shift } => format!("Fmt::F32 {{ shift: {shift} }}"),
-        Fmt::F64 { shift } => format!("Fmt::F64 {{ shift: {shift} }}"),
-        other => format!("Fmt::{other:?}"),
-    }
+    format!("Fmt::{f:?}")
 }

@@ -57,6 +57,8 @@ pub struct LearnedForm {
     pub agreed: usize,
     /// Why the form could not be learned completely, if it could not.
     pub problem: Option<String>,
+    /// The first validation word printed differently: word, nvdisasm's text, ours.
+    pub mismatch: Option<(u64, String, String)>,
 }
 
 /// The outcome of a crack.
@@ -159,14 +161,36 @@ fn rewrite_pcrel(text: &str, pcrel: &[usize], addr: u64) -> String {
         // The last hex number in the operand is the target.
         if let Some(pos) = op.rfind("0x") {
             let digits: String = op[pos + 2..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-            if let Ok(v) = u64::from_str_radix(&digits, 16) {
-                let rel = v.wrapping_sub(addr) & 0xffff_ffff;
-                let new_op = format!("{}{:#x}{}", &op[..pos], rel, &op[pos + 2 + digits.len()..]);
+            if let Ok(v) = i64::from_str_radix(&digits, 16) {
+                let neg = pos > 0 && op.as_bytes()[pos - 1] == b'-';
+                let start = if neg { pos - 1 } else { pos };
+                let target = if neg { -v } else { v };
+                let rel = target.wrapping_sub(addr as i64);
+                let text = if rel < 0 { format!("-{:#x}", rel.unsigned_abs()) } else { format!("{rel:#x}") };
+                let new_op = format!("{}{}{}", &op[..start], text, &op[pos + 2 + digits.len()..]);
                 out = out.replacen(op.as_str(), &new_op, 1);
             }
         }
     }
     out
+}
+
+/// The bits of `s` (text `t`) whose flip changes the layout: nvdisasm then reads
+/// another operation, other operand kinds, or a change that spans operands.
+fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
+    let sig = signature(t);
+    let mut mask = 0u64;
+    for i in 0..64 {
+        let f = s ^ (1u64 << i);
+        let opcode = match &l.raw(f).text {
+            Err(e) => is_opcode_rejection(e),
+            Ok(tf) => signature(tf) != sig || crosses_operands(t, &l.canon(f, pcrel).unwrap_or_default()),
+        };
+        if opcode {
+            mask |= 1u64 << i;
+        }
+    }
+    mask
 }
 
 /// True when two texts differ in a stretch that spans more than one operand: a
@@ -204,102 +228,176 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
     let pcrel_of = find_pcrel(&mut l, &valid)?;
     l.fetch(valid.iter().flat_map(|&s| (0..64).map(move |i| s ^ (1u64 << i))))?;
 
+    // Forms are refined until no single flip of any variant changes the layout: a
+    // bit that does so in some context (IMAD's two negations print as `.PO`
+    // together) joins the mask, and the form splits by its value.
     let mut works: BTreeMap<(u64, u64), Work> = BTreeMap::new();
-    for &s in &valid {
-        let pcrel = pcrel_of.get(&s).cloned().unwrap_or_default();
-        let t = l.canon(s, &pcrel).expect("valid seed");
-        let sig = signature(&t);
-        let mut mask = 0u64;
-        for i in 0..64 {
-            let f = s ^ (1u64 << i);
-            let opcode = match &l.raw(f).text {
-                Err(e) => is_opcode_rejection(e),
-                Ok(tf) => signature(tf) != sig || crosses_operands(&t, &l.canon(f, &pcrel).unwrap_or_default()),
-            };
-            if opcode {
-                mask |= 1u64 << i;
+    let mut pending: Vec<(u64, u64, Vec<usize>)> =
+        valid.iter().map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default())).collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..8 {
+        l.fetch(pending.iter().flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))))?;
+        let mut new_keys = Vec::new();
+        for (s, parent_mask, pcrel) in std::mem::take(&mut pending) {
+            let Ok(t) = l.canon(s, &pcrel) else { continue };
+            let sig = signature(&t);
+            let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
+            let key = (mask, s & mask);
+            if !works.contains_key(&key) {
+                works.insert(key, Work { seed: s, mask, sig, pcrel: pcrel.clone(), variants: vec![s] });
+                l.pcrel_ops.insert(key, pcrel);
+                new_keys.push(key);
             }
         }
-        let key = (mask, s & mask);
-        works.entry(key).or_insert_with(|| Work { seed: s, mask, sig, pcrel: pcrel.clone(), variants: vec![s] });
-        l.pcrel_ops.insert(key, pcrel);
+        log(&format!("round {round}: {} new forms, {} in all", new_keys.len(), works.len()));
+        if new_keys.is_empty() {
+            break;
+        }
+        // Random variants of each new form.
+        let mut cands: Vec<((u64, u64), u64)> = Vec::new();
+        for key in &new_keys {
+            let w = &works[key];
+            for _ in 0..24 {
+                cands.push((*key, w.seed ^ (rng.next() & !w.mask)));
+            }
+        }
+        l.fetch(cands.iter().map(|c| c.1))?;
+        for (key, c) in cands {
+            let w = works.get_mut(&key).expect("form");
+            if w.variants.len() >= 6 || w.variants.contains(&c) {
+                continue;
+            }
+            if let Ok(t) = l.canon(c, &w.pcrel) {
+                if signature(&t) == w.sig {
+                    w.variants.push(c);
+                }
+            }
+        }
+        // All flips of every variant; a bit that changes the layout of any variant
+        // splits the form.
+        l.fetch(new_keys.iter().flat_map(|k| works[k].variants.clone()).flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))))?;
+        for key in &new_keys {
+            let w = &works[key];
+            let mut extra = 0u64;
+            for &v in &w.variants {
+                let t = l.canon(v, &w.pcrel).expect("variant is valid");
+                extra |= opcode_bits(&l, v, &w.pcrel, &t) & !w.mask;
+            }
+            if extra != 0 && round < 7 {
+                let w = works.remove(key).expect("form");
+                for &v in &w.variants {
+                    pending.push((v, w.mask | extra, w.pcrel.clone()));
+                    for i in 0..64 {
+                        if extra >> i & 1 == 1 {
+                            pending.push((v ^ (1u64 << i), w.mask | extra, w.pcrel.clone()));
+                        }
+                    }
+                }
+            }
+        }
     }
     log(&format!("{} forms from {} valid seeds", works.len(), valid.len()));
-
-    // Pass 2: random variants of each form.
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut cands: Vec<(u64, u64, u64)> = Vec::new();
-    for (key, w) in &works {
-        for _ in 0..24 {
-            cands.push((key.0, key.1, w.seed ^ (rng.next() & !w.mask)));
-        }
-    }
-    l.fetch(cands.iter().map(|c| c.2))?;
-    for (m, b, c) in cands {
-        let w = works.get_mut(&(m, b)).expect("form");
-        if w.variants.len() >= 6 {
-            continue;
-        }
-        if let Ok(t) = l.canon(c, &w.pcrel) {
-            if signature(&t) == w.sig {
-                w.variants.push(c);
-            }
-        }
-    }
-
-    // Pass 3: flips of every variant's field bits.
-    l.fetch(works.values().flat_map(|w| {
-        let fm = !w.mask;
-        w.variants.iter().flat_map(move |&v| (0..64).filter(move |i| fm >> i & 1 == 1).map(move |i| v ^ (1u64 << i)))
-    }))?;
 
     let keys: Vec<(u64, u64)> = works.keys().copied().collect();
     // Pass 4: group structure, then rounds of enumeration; a group whose values
     // change text outside its hole is widened and merged with what it overlaps,
     // and enumerated again.
     let mut plans: Vec<Plan> = keys.iter().map(|k| plan_groups(&l, &works[k])).collect();
-    for round in 0..6 {
-        l.fetch(plans.iter().filter(|p| p.problem.is_none()).flat_map(|p| p.enum_words()))?;
-        let mut changed = 0;
-        for (key, plan) in keys.iter().zip(plans.iter_mut()) {
-            if plan.problem.is_none() && widen(&l, &works[key], plan) {
-                changed += 1;
-            }
-        }
-        log(&format!("pass 4 round {round}: {changed} forms regrouped, {} probes so far", l.probes));
-        if changed == 0 {
-            break;
-        }
-    }
-    let mut forms = Vec::new();
-    for (key, plan) in keys.iter().zip(plans) {
-        forms.push(finish_form(&l, &works[key], plan));
-    }
-
-    // Pass 5: validation with random words of each form.
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut checks: Vec<(usize, u64)> = Vec::new();
-    for (i, f) in forms.iter().enumerate() {
-        for _ in 0..64 {
-            checks.push((i, f.bits | (rng.next() & !f.mask)));
-        }
-    }
+    let checks: Vec<(usize, u64)> = keys
+        .iter()
+        .enumerate()
+        .flat_map(|(i, k)| {
+            let (mask, bits) = *k;
+            (0..96).map(|_| (i, bits | (rng.next() & !mask))).collect::<Vec<_>>()
+        })
+        .collect();
     l.fetch(checks.iter().map(|c| c.1))?;
-    for (i, word) in checks {
-        let f = &mut forms[i];
-        let key = (f.mask, f.bits);
-        let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
-        let want = l.canon(word, &pcrel).ok();
-        let got = print_learned(f, word);
-        // A word that nvdisasm reads as another form says nothing about this one.
-        if let Some(t) = &want {
-            if signature(t) != signature(&f_seed_text(&l, f, &pcrel)) {
+    let mut forms = Vec::new();
+    for vround in 0..6 {
+        for round in 0..12 {
+            l.fetch(plans.iter().filter(|p| p.problem.is_none()).flat_map(|p| p.enum_words()))?;
+            let mut changed = 0;
+            for (key, plan) in keys.iter().zip(plans.iter_mut()) {
+                if plan.problem.is_none() && widen(&l, &works[key], plan) {
+                    changed += 1;
+                }
+            }
+            if changed == 0 {
+                break;
+            }
+            log(&format!("pass 4.{vround} round {round}: {changed} forms regrouped, {} probes so far", l.probes));
+        }
+        let prev_plans = plans.clone();
+        let prev_forms = std::mem::take(&mut forms);
+        forms = keys.iter().zip(plans.iter()).map(|(key, plan)| finish_form(&l, &works[key], plan)).collect();
+
+        // Pass 5: validation with random words of each form; each disagreement
+        // merges the groups whose holes touch the text that differs.
+        let mut merges: Vec<Vec<Vec<usize>>> = vec![Vec::new(); forms.len()];
+        for &(i, word) in &checks {
+            let f = &mut forms[i];
+            let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
+            let want = l.canon(word, &pcrel).ok();
+            // A word that nvdisasm reads as another form says nothing about this one.
+            if let Some(t) = &want {
+                if signature(t) != signature(&f_seed_text(&l, f, &pcrel)) {
+                    continue;
+                }
+            }
+            let got = print_learned_spans(f, word);
+            f.checked += 1;
+            if got.as_ref().map(|g| &g.0) == want.as_ref() {
+                f.agreed += 1;
                 continue;
             }
+            if f.mismatch.is_none() {
+                f.mismatch = Some((
+                    word,
+                    want.clone().unwrap_or_default(),
+                    got.as_ref().map(|g| g.0.clone()).unwrap_or_else(|| "(rejected)".into()),
+                ));
+            }
+            if let (Some(want), Some((got, holes))) = (want, got) {
+                let (a, b) = char_diff(&want, &got);
+                let involved: Vec<&(usize, usize, usize)> = holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
+                // Only a difference inside one operand (or the guard and mnemonic)
+                // says which groups interact; a wider one is left to other words.
+                let lo = involved.iter().map(|h| h.1).min().unwrap_or(0);
+                let hi = involved.iter().map(|h| h.2).max().unwrap_or(0);
+                if involved.len() > 1 && involved.len() <= 3 && !got[lo..hi].contains(',') {
+                    merges[i].push(involved.iter().map(|h| h.0).collect());
+                }
+            }
         }
-        f.checked += 1;
-        if got == want {
-            f.agreed += 1;
+        // A regrouping that did worse than the round before is undone.
+        if !prev_forms.is_empty() {
+            for i in 0..forms.len() {
+                let (old, new) = (&prev_forms[i], &forms[i]);
+                let old_score = if old.problem.is_some() { 0 } else { old.agreed };
+                let new_score = if new.problem.is_some() { 0 } else { new.agreed };
+                if old_score > new_score {
+                    forms[i] = old.clone();
+                    plans[i] = prev_plans[i].clone();
+                    merges[i].clear();
+                }
+            }
+        }
+        let mut merged = 0;
+        for (plan, ms) in plans.iter_mut().zip(merges) {
+            if ms.is_empty() || plan.problem.is_some() {
+                continue;
+            }
+            merged += 1;
+            for m in ms {
+                merge_groups(plan, &m);
+            }
+        }
+        let checked: usize = forms.iter().map(|f| f.checked).sum();
+        let agreed: usize = forms.iter().map(|f| f.agreed).sum();
+        log(&format!("validation {vround}: {agreed}/{checked}; {merged} forms regroup"));
+        if merged == 0 {
+            break;
         }
     }
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
@@ -333,6 +431,7 @@ fn find_pcrel(l: &mut Learner, valid: &[u64]) -> Result<HashMap<u64, Vec<usize>>
 }
 
 /// The group structure of a form, before enumeration.
+#[derive(Clone)]
 struct Plan {
     /// The variant whose text is the template.
     base: u64,
@@ -482,6 +581,12 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         .collect();
     let base = w.variants[vi];
     let tv = l.canon(base, &pcrel).expect("valid");
+    if debug_seed() == Some(w.seed) {
+        eprintln!("plan for {:#018x}: base {base:#018x} {tv}", w.seed);
+        for g in &groups {
+            eprintln!("  group {:?} span [{}, {})", g.0, g.1, g.2);
+        }
+    }
     Plan {
         base,
         base_toks: tokens(&tv).iter().map(|s| s.to_string()).collect(),
@@ -491,11 +596,22 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
     }
 }
 
+/// The seed whose learning is traced (`KEPLERSIM_CRACK_DEBUG=0x...`).
+fn debug_seed() -> Option<u64> {
+    let v = std::env::var("KEPLERSIM_CRACK_DEBUG").ok()?;
+    u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()
+}
+
 /// Whether two token spans `[a, b)` collide: they overlap, or they are insertions
 /// at one point, or one is an insertion strictly inside the other.
 fn overlaps(s: (usize, usize), t: (usize, usize)) -> bool {
     let (a1, b1) = s;
     let (a2, b2) = t;
+    // Holes with no literal text between them cannot be told apart (`-R0`,
+    // `R0.CC`, a float's sign and magnitude): one group.
+    if b1 == a2 || b2 == a1 {
+        return true;
+    }
     if a1 == b1 && a2 == b2 {
         return a1 == a2;
     }
@@ -551,6 +667,9 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
                 continue; // identical
             }
             if da < g.1 || db > g.2 {
+                if debug_seed() == Some(w.seed) {
+                    eprintln!("widen {:?} [{}, {}) by value {v:#x} to [{da}, {db}): {t}", g.0, g.1, g.2);
+                }
                 g.1 = g.1.min(da);
                 g.2 = g.2.max(db);
                 changed = true;
@@ -564,7 +683,7 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
     changed
 }
 
-fn finish_form(l: &Learner, w: &Work, plan: Plan) -> LearnedForm {
+fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
     let key = (w.mask, w.seed & w.mask);
     let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
     let seed_text = l.canon(w.seed, &pcrel).unwrap_or_default();
@@ -579,6 +698,7 @@ fn finish_form(l: &Learner, w: &Work, plan: Plan) -> LearnedForm {
         checked: 0,
         agreed: 0,
         problem: plan.problem.clone(),
+        mismatch: None,
     };
     if form.problem.is_some() {
         return form;
@@ -656,7 +776,6 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             }
         }
     }
-    let fmts: &[Fmt] = &[Fmt::Reg, Fmt::Pred, Fmt::Hex, Fmt::SHex, Fmt::PcRel, Fmt::F32 { shift: 0 }, Fmt::F64 { shift: 0 }];
     let exhaustive = n <= MAX_ENUM_BITS;
     // Candidate value parts: the bits that change only numbers; those plus one more
     // bit on top (a sign kept apart, as in the 20-bit float immediates); all bits.
@@ -672,19 +791,58 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
         }
     }
     candidates.push((0..n).collect());
-    for value_idx in candidates {
+    // Runs of consecutive bit positions: a field is usually one run, with a sign
+    // bit or decorations elsewhere; a memory operand is a register run and an
+    // offset run.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for k in 0..n {
+        match runs.last_mut() {
+            Some(r) if bits[*r.last().expect("run")] + 1 == bits[k] => r.push(k),
+            _ => runs.push(vec![k]),
+        }
+    }
+    let mut by_len = runs.clone();
+    by_len.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    if let Some(longest) = by_len.first() {
+        candidates.push(longest.clone());
+        for r in &runs {
+            if r.len() == 1 {
+                let mut c = longest.clone();
+                c.push(r[0]);
+                candidates.push(c);
+            }
+        }
+    }
+    let mem_candidate = runs.iter().find(|r| r.len() == 8).and_then(|reg| {
+        by_len.iter().find(|r| r.len() >= 8 && *r != reg).map(|off| {
+            let mut c = reg.clone();
+            c.extend(off.iter().copied());
+            c
+        })
+    });
+    for value_idx in candidates.into_iter().chain(mem_candidate.clone()) {
         if n - value_idx.len() > MAX_DECO_BITS {
             continue;
         }
         let width = value_idx.len() as u32;
         let deco_idx: Vec<usize> = (0..n).filter(|k| !value_idx.contains(k)).collect();
-        for &f0 in fmts {
-            let f = match f0 {
-                Fmt::F32 { .. } => Fmt::F32 { shift: 32u32.saturating_sub(width) as u8 },
-                Fmt::F64 { .. } => Fmt::F64 { shift: 64u32.saturating_sub(width) as u8 },
-                x => x,
-            };
-            if (f == Fmt::Reg && width != 8) || (f == Fmt::Pred && width != 3) {
+        let w = width as u8;
+        let fmts = [
+            Fmt::Reg,
+            Fmt::Pred,
+            Fmt::Hex { shl: 0 },
+            Fmt::Hex { shl: 2 },
+            Fmt::SHex { shl: 0 },
+            Fmt::SHex { shl: 2 },
+            Fmt::PcRel,
+            Fmt::F32 { shift: 32u8.saturating_sub(w) },
+            Fmt::F32 { shift: 31u8.saturating_sub(w) },
+            Fmt::F64 { shift: 64u8.saturating_sub(w) },
+            Fmt::F64 { shift: 63u8.saturating_sub(w) },
+        ];
+        let is_mem = mem_candidate.as_ref() == Some(&value_idx);
+        for f in fmts.into_iter().chain(is_mem.then_some(Fmt::Addr)) {
+            if (f == Fmt::Reg && width != 8) || (f == Fmt::Pred && width != 3) || (is_mem && f != Fmt::Addr) {
                 continue;
             }
             if let Some(g) = try_fmt(bits, holes, &value_idx, &deco_idx, f, width, addr) {
@@ -746,8 +904,82 @@ fn skeleton(t: &str) -> String {
     tokens(t).iter().map(|x| if is_numeric(x) { "#" } else { x }).collect()
 }
 
+/// The character range where two texts differ (in `y`'s coordinates).
+fn char_diff(x: &str, y: &str) -> (usize, usize) {
+    let (xb, yb) = (x.as_bytes(), y.as_bytes());
+    let mut a = 0;
+    while a < xb.len() && a < yb.len() && xb[a] == yb[a] {
+        a += 1;
+    }
+    let mut s = 0;
+    while s < xb.len() - a && s < yb.len() - a && xb[xb.len() - 1 - s] == yb[yb.len() - 1 - s] {
+        s += 1;
+    }
+    (a, yb.len() - s)
+}
+
+/// Merges the plan's groups at `idx` into one, spanning all of them.
+fn merge_groups(plan: &mut Plan, idx: &[usize]) {
+    // Indices refer to the groups as they were; after an earlier merge they may be
+    // gone, so merge by bits.
+    let bits: Vec<Vec<u8>> = idx.iter().filter_map(|&i| plan.groups.get(i).map(|g| g.0.clone())).collect();
+    let mut taken: Vec<(Vec<u8>, usize, usize)> = Vec::new();
+    plan.groups.retain(|g| {
+        if bits.iter().any(|b| b.iter().any(|x| g.0.contains(x))) {
+            taken.push(g.clone());
+            false
+        } else {
+            true
+        }
+    });
+    if taken.is_empty() {
+        return;
+    }
+    let mut all: Vec<u8> = taken.iter().flat_map(|g| g.0.clone()).collect();
+    all.sort_unstable();
+    all.dedup();
+    let a = taken.iter().map(|g| g.1).min().unwrap_or(0);
+    let b = taken.iter().map(|g| g.2).max().unwrap_or(0);
+    plan.groups.push((all, a, b));
+    let groups = std::mem::take(&mut plan.groups);
+    plan.groups = normalize(groups);
+}
+
 /// Prints `word` with a learned form (addresses canonical: 0).
 pub fn print_learned(f: &LearnedForm, word: u64) -> Option<String> {
+    print_learned_spans(f, word).map(|x| x.0)
+}
+
+/// As [`print_learned`], also giving each hole's group and character range.
+fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<(String, Vec<(usize, usize, usize)>)> {
+    if f.problem.is_some() && f.template.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    let mut holes = Vec::new();
+    for p in &f.template {
+        match p {
+            LearnedPiece::Lit(s) => out.push_str(s),
+            LearnedPiece::Hole(gi) => {
+                let g = &f.groups[*gi];
+                let start = out.len();
+                let deco = gather(word, &g.deco_bits) as usize;
+                let val = gather(word, &g.value_bits);
+                let (pre, post) = g.table.get(deco)?.as_ref()?;
+                out.push_str(pre);
+                if !render::render(&mut out, g.fmt, val, g.value_bits.len() as u32, 0) {
+                    return None;
+                }
+                out.push_str(post);
+                holes.push((*gi, start, out.len()));
+            }
+        }
+    }
+    Some((out, holes))
+}
+
+#[allow(dead_code)]
+fn print_learned_old(f: &LearnedForm, word: u64) -> Option<String> {
     if f.problem.is_some() && f.template.is_empty() {
         return None;
     }
