@@ -29,20 +29,27 @@ pub enum IsaCmd {
 
 pub fn run(cmd: IsaCmd) -> Result<()> {
     match cmd {
-        IsaCmd::Crack { corpus, sweep, out, problems } => {
+        IsaCmd::Crack {
+            corpus,
+            sweep,
+            out,
+            problems,
+        } => {
             let tools = Tools::locate()?;
             let root = sim_oracle::tools::workspace_root();
             let corpus = corpus.unwrap_or_else(|| root.join("traces/isa-corpus/corpus.txt"));
             let mut seeds = Vec::new();
             if corpus.exists() {
-                let text = std::fs::read_to_string(&corpus).with_context(|| corpus.display().to_string())?;
+                let text = std::fs::read_to_string(&corpus)
+                    .with_context(|| corpus.display().to_string())?;
                 for (n, line) in text.lines().enumerate() {
                     if line.starts_with('#') || line.trim().is_empty() {
                         continue;
                     }
                     let hex = line.split_whitespace().next().unwrap_or("");
-                    let w = u64::from_str_radix(hex.trim_start_matches("0x"), 16)
-                        .with_context(|| format!("{}:{}: not a word: {hex}", corpus.display(), n + 1))?;
+                    let w = u64::from_str_radix(hex.trim_start_matches("0x"), 16).with_context(
+                        || format!("{}:{}: not a word: {hex}", corpus.display(), n + 1),
+                    )?;
                     seeds.push(w);
                 }
             }
@@ -71,7 +78,10 @@ pub fn run(cmd: IsaCmd) -> Result<()> {
                     if let Some(p) = &f.problem {
                         println!("PROBLEM {:#018x} {}: {p}", f.seed, f.mnemonic);
                     } else if f.agreed < f.checked {
-                        println!("DISAGREE {:#018x} {}: {}/{}", f.seed, f.mnemonic, f.agreed, f.checked);
+                        println!(
+                            "DISAGREE {:#018x} {}: {}/{}",
+                            f.seed, f.mnemonic, f.agreed, f.checked
+                        );
                         if let Some((w, want, got)) = &f.mismatch {
                             println!("    {w:#018x}\n    nvdisasm: {want}\n    learned:  {got}");
                         }
@@ -79,7 +89,8 @@ pub fn run(cmd: IsaCmd) -> Result<()> {
                 }
             }
             let out = out.unwrap_or_else(|| root.join("sim-isa/src/sm35_table.rs"));
-            std::fs::write(&out, crack::emit::emit(&report.forms)).with_context(|| out.display().to_string())?;
+            std::fs::write(&out, crack::emit::emit(&report.forms))
+                .with_context(|| out.display().to_string())?;
             println!("wrote {}", out.display());
             Ok(())
         }

@@ -44,7 +44,10 @@ impl Control {
 
     /// The control word holding these fields.
     pub fn encode(&self) -> u64 {
-        self.0.iter().enumerate().fold(FIXED_BITS, |w, (i, &b)| w | (b as u64) << (2 + 8 * i))
+        self.0
+            .iter()
+            .enumerate()
+            .fold(FIXED_BITS, |w, (i, &b)| w | (b as u64) << (2 + 8 * i))
     }
 }
 
@@ -54,7 +57,15 @@ pub struct FieldText(pub u8);
 impl fmt::Display for FieldText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        write!(f, "{}:{}:{}:{}:{:02x}", b >> 7 & 1, b >> 6 & 1, b >> 5 & 1, b >> 4 & 1, b & 0xf)
+        write!(
+            f,
+            "{}:{}:{}:{}:{:02x}",
+            b >> 7 & 1,
+            b >> 6 & 1,
+            b >> 5 & 1,
+            b >> 4 & 1,
+            b & 0xf
+        )
     }
 }
 

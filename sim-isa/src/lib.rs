@@ -8,6 +8,9 @@
 
 pub mod control;
 pub mod cubin;
+pub mod decode;
 pub mod fmtfloat;
 pub mod render;
+#[rustfmt::skip]
+pub mod sm35_table;
 pub mod table;

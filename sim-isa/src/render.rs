@@ -56,7 +56,9 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             true
         }
         Fmt::PcRel => {
-            let target = (addr as i64).wrapping_add(8).wrapping_add(sext(value, width));
+            let target = (addr as i64)
+                .wrapping_add(8)
+                .wrapping_add(sext(value, width));
             if target < 0 {
                 let _ = write!(out, "-{:#x}", target.unsigned_abs());
             } else {
@@ -102,16 +104,28 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
 
 /// Reads a value printed by [`render`] back; `None` if `text` is not such a value.
 pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
-    let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let mask = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
     match fmt {
         Fmt::None => text.is_empty().then_some(0),
         Fmt::Reg => match text {
             "RZ" => Some(255),
-            _ => text.strip_prefix('R')?.parse::<u64>().ok().filter(|v| *v < 255),
+            _ => text
+                .strip_prefix('R')?
+                .parse::<u64>()
+                .ok()
+                .filter(|v| *v < 255),
         },
         Fmt::Pred => match text {
             "PT" => Some(7),
-            _ => text.strip_prefix('P')?.parse::<u64>().ok().filter(|v| *v < 7),
+            _ => text
+                .strip_prefix('P')?
+                .parse::<u64>()
+                .ok()
+                .filter(|v| *v < 7),
         },
         Fmt::Hex { shl } => {
             let v = u64::from_str_radix(text.strip_prefix("0x")?, 16).ok()?;
@@ -124,7 +138,11 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
                 None => (false, text),
             };
             let m = u64::from_str_radix(t.strip_prefix("0x")?, 16).ok()?;
-            let v = if neg { (m as i64).wrapping_neg() } else { m as i64 };
+            let v = if neg {
+                (m as i64).wrapping_neg()
+            } else {
+                m as i64
+            };
             if v & ((1i64 << shl) - 1) != 0 {
                 return None;
             }
@@ -151,7 +169,9 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
                 return Some(255);
             }
             if let Some(h) = text.strip_prefix("0x") {
-                let off = u64::from_str_radix(h, 16).ok().filter(|v| *v <= omask && *v != 0)?;
+                let off = u64::from_str_radix(h, 16)
+                    .ok()
+                    .filter(|v| *v <= omask && *v != 0)?;
                 return Some(255 | off << 8);
             }
             let (reg, off) = match text.split_once('+') {
@@ -173,11 +193,17 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
         }
         Fmt::F32 { shift } => {
             let bits = float::parse_f32_text(text)? as u64;
-            (bits & ((1u64 << shift) - 1) == 0).then_some(bits >> shift).filter(|v| *v <= mask)
+            (bits & ((1u64 << shift) - 1) == 0)
+                .then_some(bits >> shift)
+                .filter(|v| *v <= mask)
         }
         Fmt::F64 { shift } => {
             let bits = float::parse_f64_text(text)?;
-            let low = if shift == 0 { 0 } else { bits & ((1u64 << shift) - 1) };
+            let low = if shift == 0 {
+                0
+            } else {
+                bits & ((1u64 << shift) - 1)
+            };
             (low == 0).then_some(bits >> shift).filter(|v| *v <= mask)
         }
     }

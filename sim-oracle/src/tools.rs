@@ -74,8 +74,15 @@ impl Tools {
             }
         }
         let scratch = std::env::temp_dir().join(format!("keplersim-oracle-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch).map_err(|e| OracleError::Io { path: scratch.clone(), source: e })?;
-        Ok(Tools { bin, lib: root.join("lib"), scratch })
+        std::fs::create_dir_all(&scratch).map_err(|e| OracleError::Io {
+            path: scratch.clone(),
+            source: e,
+        })?;
+        Ok(Tools {
+            bin,
+            lib: root.join("lib"),
+            scratch,
+        })
     }
 
     /// Path of a tool binary.
@@ -88,16 +95,24 @@ impl Tools {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let tid = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+        let tid = format!("{:?}", std::thread::current().id())
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "");
         self.scratch.join(format!("{n}-{tid}-{name}"))
     }
 
     /// Runs a tool and returns its stdout; a non-zero exit is an error carrying stderr.
-    pub fn run(&self, name: &str, args: &[&std::ffi::OsStr]) -> Result<(String, String, bool), OracleError> {
+    pub fn run(
+        &self,
+        name: &str,
+        args: &[&std::ffi::OsStr],
+    ) -> Result<(String, String, bool), OracleError> {
         let out = Command::new(self.tool(name))
             .args(args)
             .output()
-            .map_err(|e| OracleError::Spawn { tool: name.into(), source: e })?;
+            .map_err(|e| OracleError::Spawn {
+                tool: name.into(),
+                source: e,
+            })?;
         Ok((
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -110,12 +125,26 @@ impl Tools {
         let src = self.scratch_file("in.ptx");
         let dst = self.scratch_file("out.cubin");
         write(&src, ptx.as_bytes())?;
-        let (_, err, ok) = self.run("ptxas", &["-arch=sm_35".as_ref(), src.as_os_str(), "-o".as_ref(), dst.as_os_str()])?;
+        let (_, err, ok) = self.run(
+            "ptxas",
+            &[
+                "-arch=sm_35".as_ref(),
+                src.as_os_str(),
+                "-o".as_ref(),
+                dst.as_os_str(),
+            ],
+        )?;
         let _ = std::fs::remove_file(&src);
         if !ok {
-            return Err(OracleError::Failed { tool: "ptxas".into(), stderr: err });
+            return Err(OracleError::Failed {
+                tool: "ptxas".into(),
+                stderr: err,
+            });
         }
-        let bytes = std::fs::read(&dst).map_err(|e| OracleError::Io { path: dst.clone(), source: e })?;
+        let bytes = std::fs::read(&dst).map_err(|e| OracleError::Io {
+            path: dst.clone(),
+            source: e,
+        })?;
         let _ = std::fs::remove_file(&dst);
         Ok(bytes)
     }
@@ -124,7 +153,10 @@ impl Tools {
     pub fn nvdisasm_cubin(&self, cubin: &Path) -> Result<String, OracleError> {
         let (out, err, ok) = self.run("nvdisasm", &["-hex".as_ref(), cubin.as_os_str()])?;
         if !ok {
-            return Err(OracleError::Failed { tool: "nvdisasm".into(), stderr: err });
+            return Err(OracleError::Failed {
+                tool: "nvdisasm".into(),
+                stderr: err,
+            });
         }
         Ok(out)
     }
@@ -137,14 +169,26 @@ impl Tools {
     }
 
     /// As [`Tools::disasm_words`] with a chosen control word for every group.
-    pub fn disasm_words_ctrl(&self, words: &[u64], control: u64) -> Result<Vec<Verdict>, OracleError> {
-        Ok(self.disasm_words_at(words, control)?.into_iter().map(|(v, _)| v).collect())
+    pub fn disasm_words_ctrl(
+        &self,
+        words: &[u64],
+        control: u64,
+    ) -> Result<Vec<Verdict>, OracleError> {
+        Ok(self
+            .disasm_words_at(words, control)?
+            .into_iter()
+            .map(|(v, _)| v)
+            .collect())
     }
 
     /// As [`Tools::disasm_words_ctrl`], also returning the address each word sat at
     /// in the stream that produced its verdict (branch targets print as absolute
     /// addresses in raw mode, so a caller that compares texts needs it).
-    pub fn disasm_words_at(&self, words: &[u64], control: u64) -> Result<Vec<(Verdict, u64)>, OracleError> {
+    pub fn disasm_words_at(
+        &self,
+        words: &[u64],
+        control: u64,
+    ) -> Result<Vec<(Verdict, u64)>, OracleError> {
         let mut verdicts: Vec<Option<(Verdict, u64)>> = vec![None; words.len()];
         let mut todo: Vec<usize> = (0..words.len()).collect();
         // Words that nvdisasm rejects without naming an address ("Unaligned
@@ -157,14 +201,26 @@ impl Tools {
             let (addr_of, stream) = layout(words, &batch, control);
             let path = self.scratch_file("raw.bin");
             write(&path, &stream)?;
-            let (out, err, ok) = self.run("nvdisasm", &["-b".as_ref(), "SM35".as_ref(), "-raw".as_ref(), path.as_os_str()])?;
+            let (out, err, ok) = self.run(
+                "nvdisasm",
+                &[
+                    "-b".as_ref(),
+                    "SM35".as_ref(),
+                    "-raw".as_ref(),
+                    path.as_os_str(),
+                ],
+            )?;
             let _ = std::fs::remove_file(&path);
             if ok && err.trim().is_empty() {
                 let texts = parse_raw(&out)?;
                 for (addr, i) in &addr_of {
                     match texts.get(addr) {
                         Some(t) => verdicts[*i] = Some((Verdict::Text(t.clone()), *addr as u64)),
-                        None => return Err(OracleError::Output(format!("no line for address {addr:#x}"))),
+                        None => {
+                            return Err(OracleError::Output(format!(
+                                "no line for address {addr:#x}"
+                            )))
+                        }
                     }
                 }
                 continue;
@@ -183,7 +239,11 @@ impl Tools {
                 }
             }
             if !named.is_empty() {
-                let rest: Vec<usize> = batch.iter().copied().filter(|i| !named.contains_key(i)).collect();
+                let rest: Vec<usize> = batch
+                    .iter()
+                    .copied()
+                    .filter(|i| !named.contains_key(i))
+                    .collect();
                 for (i, msg) in named {
                     verdicts[i] = Some((Verdict::Rejected(msg), 0));
                 }
@@ -191,13 +251,18 @@ impl Tools {
             } else if batch.len() > 1 && batch.iter().any(|&i| looks_like_control(words[i])) {
                 // nvdisasm refuses a word that looks like a control word without
                 // naming it: check those one by one, the rest together.
-                let (odd, rest): (Vec<usize>, Vec<usize>) = batch.iter().partition(|&&i| looks_like_control(words[i]));
+                let (odd, rest): (Vec<usize>, Vec<usize>) =
+                    batch.iter().partition(|&&i| looks_like_control(words[i]));
                 stack.push(rest);
                 for i in odd {
                     stack.push(vec![i]);
                 }
             } else if batch.len() == 1 {
-                let msg = err.lines().next().map(clean_error).unwrap_or_else(|| "rejected".into());
+                let msg = err
+                    .lines()
+                    .next()
+                    .map(clean_error)
+                    .unwrap_or_else(|| "rejected".into());
                 verdicts[batch[0]] = Some((Verdict::Rejected(msg), 0));
             } else {
                 let mid = batch.len() / 2;
@@ -205,7 +270,10 @@ impl Tools {
                 stack.push(batch[..mid].to_vec());
             }
         }
-        Ok(verdicts.into_iter().map(|v| v.expect("every word gets a verdict")).collect())
+        Ok(verdicts
+            .into_iter()
+            .map(|v| v.expect("every word gets a verdict"))
+            .collect())
     }
 }
 
@@ -218,7 +286,11 @@ pub fn looks_like_control(w: u64) -> bool {
 }
 
 fn clean_error(line: &str) -> String {
-    let s = line.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim();
+    let s = line
+        .trim_start_matches("nvdisasm error")
+        .trim_start()
+        .trim_start_matches(':')
+        .trim();
     match s.find(" at address") {
         Some(p) => s[..p].to_string(),
         None => s.to_string(),
@@ -248,9 +320,13 @@ fn parse_raw(out: &str) -> Result<HashMap<usize, String>, OracleError> {
     let mut m = HashMap::new();
     for line in out.lines() {
         let t = line.trim_start();
-        let Some(rest) = t.strip_prefix("/*") else { continue };
+        let Some(rest) = t.strip_prefix("/*") else {
+            continue;
+        };
         let Some(end) = rest.find("*/") else { continue };
-        let Ok(addr) = usize::from_str_radix(&rest[..end], 16) else { continue };
+        let Ok(addr) = usize::from_str_radix(&rest[..end], 16) else {
+            continue;
+        };
         let text = rest[end + 2..].trim().to_string();
         m.insert(addr, text);
     }
@@ -258,8 +334,14 @@ fn parse_raw(out: &str) -> Result<HashMap<usize, String>, OracleError> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), OracleError> {
-    let mut f = std::fs::File::create(path).map_err(|e| OracleError::Io { path: path.into(), source: e })?;
-    f.write_all(bytes).map_err(|e| OracleError::Io { path: path.into(), source: e })
+    let mut f = std::fs::File::create(path).map_err(|e| OracleError::Io {
+        path: path.into(),
+        source: e,
+    })?;
+    f.write_all(bytes).map_err(|e| OracleError::Io {
+        path: path.into(),
+        source: e,
+    })
 }
 
 /// The workspace root: the folder holding the top-level Cargo.toml.

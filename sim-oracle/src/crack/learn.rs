@@ -93,7 +93,10 @@ struct Learner<'a> {
 impl<'a> Learner<'a> {
     /// Disassembles every word not yet in the cache.
     fn fetch(&mut self, words: impl IntoIterator<Item = u64>) -> Result<(), OracleError> {
-        let mut todo: Vec<u64> = words.into_iter().filter(|w| !self.cache.contains_key(w)).collect();
+        let mut todo: Vec<u64> = words
+            .into_iter()
+            .filter(|w| !self.cache.contains_key(w))
+            .collect();
         todo.sort_unstable();
         todo.dedup();
         // A word with a control word's fixed bits is never an instruction (nvdisasm:
@@ -101,7 +104,13 @@ impl<'a> Learner<'a> {
         // the crack learns nothing from them, so they are not sent.
         todo.retain(|&w| {
             if crate::tools::looks_like_control(w) {
-                self.cache.insert(w, Probe { text: Err("Unaligned instruction found".into()), addr: 0 });
+                self.cache.insert(
+                    w,
+                    Probe {
+                        text: Err("Unaligned instruction found".into()),
+                        addr: 0,
+                    },
+                );
                 false
             } else {
                 true
@@ -111,8 +120,13 @@ impl<'a> Learner<'a> {
         let chunks: Vec<&[u64]> = todo.chunks(20_000).collect();
         for pair in chunks.chunks(2) {
             let results: Vec<Result<Vec<(Verdict, u64)>, OracleError>> = std::thread::scope(|sc| {
-                let hs: Vec<_> = pair.iter().map(|c| sc.spawn(|| self.tools.disasm_words_at(c, NEUTRAL_CONTROL))).collect();
-                hs.into_iter().map(|h| h.join().expect("nvdisasm thread")).collect()
+                let hs: Vec<_> = pair
+                    .iter()
+                    .map(|c| sc.spawn(|| self.tools.disasm_words_at(c, NEUTRAL_CONTROL)))
+                    .collect();
+                hs.into_iter()
+                    .map(|h| h.join().expect("nvdisasm thread"))
+                    .collect()
             });
             for (chunk, out) in pair.iter().zip(results) {
                 self.store(chunk, out?);
@@ -160,13 +174,20 @@ fn rewrite_pcrel(text: &str, pcrel: &[usize], addr: u64) -> String {
         let Some(op) = ops.get(k) else { continue };
         // The last hex number in the operand is the target.
         if let Some(pos) = op.rfind("0x") {
-            let digits: String = op[pos + 2..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            let digits: String = op[pos + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_hexdigit())
+                .collect();
             if let Ok(v) = i64::from_str_radix(&digits, 16) {
                 let neg = pos > 0 && op.as_bytes()[pos - 1] == b'-';
                 let start = if neg { pos - 1 } else { pos };
                 let target = if neg { -v } else { v };
                 let rel = target.wrapping_sub(addr as i64);
-                let text = if rel < 0 { format!("-{:#x}", rel.unsigned_abs()) } else { format!("{rel:#x}") };
+                let text = if rel < 0 {
+                    format!("-{:#x}", rel.unsigned_abs())
+                } else {
+                    format!("{rel:#x}")
+                };
                 let new_op = format!("{}{}{}", &op[..start], text, &op[pos + 2 + digits.len()..]);
                 out = out.replacen(op.as_str(), &new_op, 1);
             }
@@ -184,7 +205,9 @@ fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
         let f = s ^ (1u64 << i);
         let opcode = match &l.raw(f).text {
             Err(e) => is_opcode_rejection(e),
-            Ok(tf) => signature(tf) != sig || crosses_operands(t, &l.canon(f, pcrel).unwrap_or_default()),
+            Ok(tf) => {
+                signature(tf) != sig || crosses_operands(t, &l.canon(f, pcrel).unwrap_or_default())
+            }
         };
         if opcode {
             mask |= 1u64 << i;
@@ -215,28 +238,55 @@ struct Work {
 }
 
 /// Runs the crack over `seeds`.
-pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<CrackReport, OracleError> {
-    let mut l = Learner { tools, cache: HashMap::new(), probes: 0, pcrel_ops: HashMap::new() };
+pub fn crack(
+    tools: &Tools,
+    seeds: &[u64],
+    mut log: impl FnMut(&str),
+) -> Result<CrackReport, OracleError> {
+    let mut l = Learner {
+        tools,
+        cache: HashMap::new(),
+        probes: 0,
+        pcrel_ops: HashMap::new(),
+    };
     let mut seeds: Vec<u64> = seeds.to_vec();
     seeds.sort_unstable();
     seeds.dedup();
 
     // Pass 1: seeds, seeds at a second address (branch targets), all single flips.
-    log(&format!("pass 1: {} seeds, {} flips", seeds.len(), seeds.len() * 64));
+    log(&format!(
+        "pass 1: {} seeds, {} flips",
+        seeds.len(),
+        seeds.len() * 64
+    ));
     l.fetch(seeds.iter().copied())?;
-    let valid: Vec<u64> = seeds.iter().copied().filter(|s| l.raw(*s).text.is_ok()).collect();
+    let valid: Vec<u64> = seeds
+        .iter()
+        .copied()
+        .filter(|s| l.raw(*s).text.is_ok())
+        .collect();
     let pcrel_of = find_pcrel(&mut l, &valid)?;
-    l.fetch(valid.iter().flat_map(|&s| (0..64).map(move |i| s ^ (1u64 << i))))?;
+    l.fetch(
+        valid
+            .iter()
+            .flat_map(|&s| (0..64).map(move |i| s ^ (1u64 << i))),
+    )?;
 
     // Forms are refined until no single flip of any variant changes the layout: a
     // bit that does so in some context (IMAD's two negations print as `.PO`
     // together) joins the mask, and the form splits by its value.
     let mut works: BTreeMap<(u64, u64), Work> = BTreeMap::new();
-    let mut pending: Vec<(u64, u64, Vec<usize>)> =
-        valid.iter().map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default())).collect();
+    let mut pending: Vec<(u64, u64, Vec<usize>)> = valid
+        .iter()
+        .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default()))
+        .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for round in 0..8 {
-        l.fetch(pending.iter().flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))))?;
+        l.fetch(
+            pending
+                .iter()
+                .flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))),
+        )?;
         let mut new_keys = Vec::new();
         for (s, parent_mask, pcrel) in std::mem::take(&mut pending) {
             let Ok(t) = l.canon(s, &pcrel) else { continue };
@@ -244,12 +294,25 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
             let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
             let key = (mask, s & mask);
             if !works.contains_key(&key) {
-                works.insert(key, Work { seed: s, mask, sig, pcrel: pcrel.clone(), variants: vec![s] });
+                works.insert(
+                    key,
+                    Work {
+                        seed: s,
+                        mask,
+                        sig,
+                        pcrel: pcrel.clone(),
+                        variants: vec![s],
+                    },
+                );
                 l.pcrel_ops.insert(key, pcrel);
                 new_keys.push(key);
             }
         }
-        log(&format!("round {round}: {} new forms, {} in all", new_keys.len(), works.len()));
+        log(&format!(
+            "round {round}: {} new forms, {} in all",
+            new_keys.len(),
+            works.len()
+        ));
         if new_keys.is_empty() {
             break;
         }
@@ -275,7 +338,12 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
         }
         // All flips of every variant; a bit that changes the layout of any variant
         // splits the form.
-        l.fetch(new_keys.iter().flat_map(|k| works[k].variants.clone()).flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))))?;
+        l.fetch(
+            new_keys
+                .iter()
+                .flat_map(|k| works[k].variants.clone())
+                .flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))),
+        )?;
         for key in &new_keys {
             let w = &works[key];
             let mut extra = 0u64;
@@ -296,7 +364,11 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
             }
         }
     }
-    log(&format!("{} forms from {} valid seeds", works.len(), valid.len()));
+    log(&format!(
+        "{} forms from {} valid seeds",
+        works.len(),
+        valid.len()
+    ));
 
     let keys: Vec<(u64, u64)> = works.keys().copied().collect();
     // Pass 4: group structure, then rounds of enumeration; a group whose values
@@ -309,14 +381,21 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
         .enumerate()
         .flat_map(|(i, k)| {
             let (mask, bits) = *k;
-            (0..96).map(|_| (i, bits | (rng.next() & !mask))).collect::<Vec<_>>()
+            (0..96)
+                .map(|_| (i, bits | (rng.next() & !mask)))
+                .collect::<Vec<_>>()
         })
         .collect();
     l.fetch(checks.iter().map(|c| c.1))?;
     let mut forms = Vec::new();
     for vround in 0..6 {
         for round in 0..12 {
-            l.fetch(plans.iter().filter(|p| p.problem.is_none()).flat_map(|p| p.enum_words()))?;
+            l.fetch(
+                plans
+                    .iter()
+                    .filter(|p| p.problem.is_none())
+                    .flat_map(|p| p.enum_words()),
+            )?;
             let mut changed = 0;
             for (key, plan) in keys.iter().zip(plans.iter_mut()) {
                 if plan.problem.is_none() && widen(&l, &works[key], plan) {
@@ -326,11 +405,18 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
             if changed == 0 {
                 break;
             }
-            log(&format!("pass 4.{vround} round {round}: {changed} forms regrouped, {} probes so far", l.probes));
+            log(&format!(
+                "pass 4.{vround} round {round}: {changed} forms regrouped, {} probes so far",
+                l.probes
+            ));
         }
         let prev_plans = plans.clone();
         let prev_forms = std::mem::take(&mut forms);
-        forms = keys.iter().zip(plans.iter()).map(|(key, plan)| finish_form(&l, &works[key], plan)).collect();
+        forms = keys
+            .iter()
+            .zip(plans.iter())
+            .map(|(key, plan)| finish_form(&l, &works[key], plan))
+            .collect();
 
         // Pass 5: validation with random words of each form; each disagreement
         // merges the groups whose holes touch the text that differs.
@@ -355,12 +441,15 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
                 f.mismatch = Some((
                     word,
                     want.clone().unwrap_or_default(),
-                    got.as_ref().map(|g| g.0.clone()).unwrap_or_else(|| "(rejected)".into()),
+                    got.as_ref()
+                        .map(|g| g.0.clone())
+                        .unwrap_or_else(|| "(rejected)".into()),
                 ));
             }
             if let (Some(want), Some((got, holes))) = (want, got) {
                 let (a, b) = char_diff(&want, &got);
-                let involved: Vec<&(usize, usize, usize)> = holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
+                let involved: Vec<&(usize, usize, usize)> =
+                    holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
                 // Only a difference inside one operand (or the guard and mnemonic)
                 // says which groups interact; a wider one is left to other words.
                 let lo = involved.iter().map(|h| h.1).min().unwrap_or(0);
@@ -395,13 +484,19 @@ pub fn crack(tools: &Tools, seeds: &[u64], mut log: impl FnMut(&str)) -> Result<
         }
         let checked: usize = forms.iter().map(|f| f.checked).sum();
         let agreed: usize = forms.iter().map(|f| f.agreed).sum();
-        log(&format!("validation {vround}: {agreed}/{checked}; {merged} forms regroup"));
+        log(&format!(
+            "validation {vround}: {agreed}/{checked}; {merged} forms regroup"
+        ));
         if merged == 0 {
             break;
         }
     }
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
-    Ok(CrackReport { forms, seeds: seeds.len(), probes: l.probes })
+    Ok(CrackReport {
+        forms,
+        seeds: seeds.len(),
+        probes: l.probes,
+    })
 }
 
 fn f_seed_text(l: &Learner, f: &LearnedForm, pcrel: &[usize]) -> String {
@@ -418,13 +513,17 @@ fn find_pcrel(l: &mut Learner, valid: &[u64]) -> Result<HashMap<u64, Vec<usize>>
     l.probes += shifted.len();
     let mut m = HashMap::new();
     for (k, &s) in valid.iter().enumerate() {
-        let (Verdict::Text(t2), _) = &out[k + 1] else { continue };
+        let (Verdict::Text(t2), _) = &out[k + 1] else {
+            continue;
+        };
         let Ok(t1) = &l.raw(s).text else { continue };
         if t1 == t2 {
             continue;
         }
         let (o1, o2) = (operands(t1), operands(t2));
-        let idx: Vec<usize> = (0..o1.len().min(o2.len())).filter(|&i| o1[i] != o2[i]).collect();
+        let idx: Vec<usize> = (0..o1.len().min(o2.len()))
+            .filter(|&i| o1[i] != o2[i])
+            .collect();
         m.insert(s, idx);
     }
     Ok(m)
@@ -501,8 +600,18 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         }
         spans.push(m);
     }
-    let ignored = field_bits.iter().fold(0u64, |acc, &i| if changed >> i & 1 == 0 { acc | 1u64 << i } else { acc });
-    let active: Vec<u8> = field_bits.iter().copied().filter(|i| changed >> i & 1 == 1).collect();
+    let ignored = field_bits.iter().fold(0u64, |acc, &i| {
+        if changed >> i & 1 == 0 {
+            acc | 1u64 << i
+        } else {
+            acc
+        }
+    });
+    let active: Vec<u8> = field_bits
+        .iter()
+        .copied()
+        .filter(|i| changed >> i & 1 == 1)
+        .collect();
 
     // Union-find: bits that overlap in every variant where both change the text.
     let mut parent: HashMap<u8, u8> = active.iter().map(|&i| (i, i)).collect();
@@ -549,7 +658,10 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
     // are merged there.
     let mut best: Option<(usize, usize)> = None;
     for (vi, m) in spans.iter().enumerate() {
-        if !bit_groups.iter().all(|g| g.iter().any(|b| m.contains_key(b))) {
+        if !bit_groups
+            .iter()
+            .all(|g| g.iter().any(|b| m.contains_key(b)))
+        {
             continue;
         }
         let nonempty = bit_groups
@@ -660,7 +772,9 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
     for g in plan.groups.iter_mut() {
         for v in sample_values(g.0.len()) {
             let word = scatter(plan.base, &g.0, v);
-            let Ok(t) = l.canon(word, &pcrel) else { continue };
+            let Ok(t) = l.canon(word, &pcrel) else {
+                continue;
+            };
             let tt = tokens(&t);
             let (da, db, _) = diff_span(&base_toks, &tt);
             if da == db && db == base_toks.len() && tt.len() == base_toks.len() {
@@ -668,7 +782,10 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
             }
             if da < g.1 || db > g.2 {
                 if debug_seed() == Some(w.seed) {
-                    eprintln!("widen {:?} [{}, {}) by value {v:#x} to [{da}, {db}): {t}", g.0, g.1, g.2);
+                    eprintln!(
+                        "widen {:?} [{}, {}) by value {v:#x} to [{da}, {db}): {t}",
+                        g.0, g.1, g.2
+                    );
                 }
                 g.1 = g.1.min(da);
                 g.2 = g.2.max(db);
@@ -711,7 +828,8 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             lit.push_str(t);
         }
         if !lit.is_empty() {
-            form.template.push(LearnedPiece::Lit(std::mem::take(&mut lit)));
+            form.template
+                .push(LearnedPiece::Lit(std::mem::take(&mut lit)));
         }
         form.template.push(LearnedPiece::Hole(gi));
         pos = *b;
@@ -725,7 +843,10 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             match l.canon(word, &pcrel) {
                 Err(_) => holes.push((v, None)),
                 Ok(t) => {
-                    if t.len() >= prefix.len() + suffix.len() && t.starts_with(&prefix) && t.ends_with(&suffix) {
+                    if t.len() >= prefix.len() + suffix.len()
+                        && t.starts_with(&prefix)
+                        && t.ends_with(&suffix)
+                    {
                         holes.push((v, Some(t[prefix.len()..t.len() - suffix.len()].to_string())));
                     } else {
                         bad = Some(format!("group {gi} (bits {bits:?}) value {v:#x} changes text outside its hole: {t}"));
@@ -746,7 +867,12 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
                 if form.problem.is_none() {
                     form.problem = Some(format!("group {gi} (bits {bits:?}) fits no format"));
                 }
-                form.groups.push(LearnedGroup { deco_bits: bits.clone(), value_bits: vec![], fmt: Fmt::None, table: vec![] });
+                form.groups.push(LearnedGroup {
+                    deco_bits: bits.clone(),
+                    value_bits: vec![],
+                    fmt: Fmt::None,
+                    table: vec![],
+                });
             }
         }
     }
@@ -814,11 +940,14 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
         }
     }
     let mem_candidate = runs.iter().find(|r| r.len() == 8).and_then(|reg| {
-        by_len.iter().find(|r| r.len() >= 8 && *r != reg).map(|off| {
-            let mut c = reg.clone();
-            c.extend(off.iter().copied());
-            c
-        })
+        by_len
+            .iter()
+            .find(|r| r.len() >= 8 && *r != reg)
+            .map(|off| {
+                let mut c = reg.clone();
+                c.extend(off.iter().copied());
+                c
+            })
     });
     for value_idx in candidates.into_iter().chain(mem_candidate.clone()) {
         if n - value_idx.len() > MAX_DECO_BITS {
@@ -835,14 +964,25 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             Fmt::SHex { shl: 0 },
             Fmt::SHex { shl: 2 },
             Fmt::PcRel,
-            Fmt::F32 { shift: 32u8.saturating_sub(w) },
-            Fmt::F32 { shift: 31u8.saturating_sub(w) },
-            Fmt::F64 { shift: 64u8.saturating_sub(w) },
-            Fmt::F64 { shift: 63u8.saturating_sub(w) },
+            Fmt::F32 {
+                shift: 32u8.saturating_sub(w),
+            },
+            Fmt::F32 {
+                shift: 31u8.saturating_sub(w),
+            },
+            Fmt::F64 {
+                shift: 64u8.saturating_sub(w),
+            },
+            Fmt::F64 {
+                shift: 63u8.saturating_sub(w),
+            },
         ];
         let is_mem = mem_candidate.as_ref() == Some(&value_idx);
         for f in fmts.into_iter().chain(is_mem.then_some(Fmt::Addr)) {
-            if (f == Fmt::Reg && width != 8) || (f == Fmt::Pred && width != 3) || (is_mem && f != Fmt::Addr) {
+            if (f == Fmt::Reg && width != 8)
+                || (f == Fmt::Pred && width != 3)
+                || (is_mem && f != Fmt::Addr)
+            {
                 continue;
             }
             if let Some(g) = try_fmt(bits, holes, &value_idx, &deco_idx, f, width, addr) {
@@ -852,8 +992,16 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
     }
     if exhaustive {
         // A plain table over all bits.
-        let table = holes.iter().map(|(_, t)| t.clone().map(|s| (s, String::new()))).collect();
-        return Some(LearnedGroup { deco_bits: bits.to_vec(), value_bits: vec![], fmt: Fmt::None, table });
+        let table = holes
+            .iter()
+            .map(|(_, t)| t.clone().map(|s| (s, String::new())))
+            .collect();
+        return Some(LearnedGroup {
+            deco_bits: bits.to_vec(),
+            value_bits: vec![],
+            fmt: Fmt::None,
+            table,
+        });
     }
     None
 }
@@ -869,8 +1017,14 @@ fn try_fmt(
 ) -> Option<LearnedGroup> {
     let mut table: Vec<Option<Option<(String, String)>>> = vec![None; 1 << deco_idx.len()];
     for (v, t) in holes {
-        let val = value_idx.iter().enumerate().fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k);
-        let deco = deco_idx.iter().enumerate().fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k) as usize;
+        let val = value_idx
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k);
+        let deco = deco_idx
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (k, &i)| acc | ((v >> i) & 1) << k) as usize;
         let entry = match t {
             None => None,
             Some(t) => {
@@ -896,12 +1050,20 @@ fn try_fmt(
     let deco_bits: Vec<u8> = deco_idx.iter().map(|&i| bits[i]).collect();
     // Decorations never seen are unknown: treat as invalid.
     let table = table.into_iter().map(|e| e.flatten()).collect();
-    Some(LearnedGroup { deco_bits, value_bits, fmt: f, table })
+    Some(LearnedGroup {
+        deco_bits,
+        value_bits,
+        fmt: f,
+        table,
+    })
 }
 
 /// Text with numeric tokens replaced by `#`.
 fn skeleton(t: &str) -> String {
-    tokens(t).iter().map(|x| if is_numeric(x) { "#" } else { x }).collect()
+    tokens(t)
+        .iter()
+        .map(|x| if is_numeric(x) { "#" } else { x })
+        .collect()
 }
 
 /// The character range where two texts differ (in `y`'s coordinates).
@@ -922,7 +1084,10 @@ fn char_diff(x: &str, y: &str) -> (usize, usize) {
 fn merge_groups(plan: &mut Plan, idx: &[usize]) {
     // Indices refer to the groups as they were; after an earlier merge they may be
     // gone, so merge by bits.
-    let bits: Vec<Vec<u8>> = idx.iter().filter_map(|&i| plan.groups.get(i).map(|g| g.0.clone())).collect();
+    let bits: Vec<Vec<u8>> = idx
+        .iter()
+        .filter_map(|&i| plan.groups.get(i).map(|g| g.0.clone()))
+        .collect();
     let mut taken: Vec<(Vec<u8>, usize, usize)> = Vec::new();
     plan.groups.retain(|g| {
         if bits.iter().any(|b| b.iter().any(|x| g.0.contains(x))) {

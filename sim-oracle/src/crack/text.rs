@@ -52,7 +52,11 @@ pub fn is_numeric(tok: &str) -> bool {
 /// after any predicate guard.
 pub fn mnemonic(text: &str) -> (&str, &str) {
     let t = text.trim_start();
-    let t = if t.starts_with('@') { t.split_once(' ').map(|x| x.1).unwrap_or("") } else { t };
+    let t = if t.starts_with('@') {
+        t.split_once(' ').map(|x| x.1).unwrap_or("")
+    } else {
+        t
+    };
     let full = t.split([' ', ';']).next().unwrap_or("");
     let base = full.split('.').next().unwrap_or("");
     (full, base)
@@ -61,9 +65,15 @@ pub fn mnemonic(text: &str) -> (&str, &str) {
 /// The operand texts of an instruction, split at top-level commas.
 pub fn operands(text: &str) -> Vec<String> {
     let t = text.trim_start();
-    let t = if t.starts_with('@') { t.split_once(' ').map(|x| x.1).unwrap_or("") } else { t };
+    let t = if t.starts_with('@') {
+        t.split_once(' ').map(|x| x.1).unwrap_or("")
+    } else {
+        t
+    };
     let t = t.trim_end().trim_end_matches(';');
-    let Some((_, rest)) = t.split_once(' ') else { return Vec::new() };
+    let Some((_, rest)) = t.split_once(' ') else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut cur = String::new();
@@ -90,9 +100,15 @@ pub fn operands(text: &str) -> Vec<String> {
 /// change. Registers, predicates and numbers lose their values and decorations;
 /// memory and constant-bank operands keep only their shape.
 pub fn operand_kind(op: &str) -> String {
-    let s = op.trim_start_matches(['-', '!', '|', '~']).trim_end_matches('|');
+    let s = op
+        .trim_start_matches(['-', '!', '|', '~'])
+        .trim_end_matches('|');
     if s.starts_with("c[") {
-        return if s.contains("][R") || s.contains("][-R") { "C[R]".into() } else { "C".into() };
+        return if s.contains("][R") || s.contains("][-R") {
+            "C[R]".into()
+        } else {
+            "C".into()
+        };
     }
     if s.starts_with('[') {
         return "M".into();
@@ -111,7 +127,10 @@ pub fn operand_kind(op: &str) -> String {
         return "I".into();
     }
     // Anything else (texture shapes, names): numbers erased.
-    tokens(s).iter().map(|t| if is_numeric(t) { "#" } else { t }).collect()
+    tokens(s)
+        .iter()
+        .map(|t| if is_numeric(t) { "#" } else { t })
+        .collect()
 }
 
 /// What must stay equal for two texts to be the same form: the base mnemonic and
@@ -154,7 +173,10 @@ mod tests {
         let x = tokens("FFMA R4, R0, R1, R2;");
         let y = tokens("FFMA R4, R8, R1, R2;");
         let (a, b, b2) = diff_span(&x, &y);
-        assert_eq!((x[a..b].concat(), y[a..b2].concat()), ("R0".to_string(), "R8".to_string()));
+        assert_eq!(
+            (x[a..b].concat(), y[a..b2].concat()),
+            ("R0".to_string(), "R8".to_string())
+        );
     }
 
     #[test]
