@@ -10,6 +10,7 @@ pub mod control;
 pub mod cubin;
 pub mod decode;
 pub mod fmtfloat;
+pub mod listing;
 pub mod render;
 #[rustfmt::skip]
 pub mod sm35_table;
