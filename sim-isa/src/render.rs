@@ -66,6 +66,16 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             }
             true
         }
+        Fmt::CBank { off_bits } => {
+            let off = sext(value & ((1u64 << off_bits) - 1), off_bits as u32) << 2;
+            let bank = value >> off_bits;
+            if off < 0 {
+                let _ = write!(out, "c[{bank:#x}][-{:#x}]", off.unsigned_abs());
+            } else {
+                let _ = write!(out, "c[{bank:#x}][{off:#x}]");
+            }
+            true
+        }
         Fmt::Addr => {
             let reg = value & 0xff;
             let ow = width.saturating_sub(8);
@@ -162,6 +172,18 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             let v = off as u64 & mask;
             (sext(v, width) == off).then_some(v)
         }
+        Fmt::CBank { off_bits } => {
+            let inner = text.strip_prefix("c[")?.strip_suffix(']')?;
+            let (bank, off) = inner.split_once("][")?;
+            let bank = parse(
+                Fmt::Hex { shl: 0 },
+                bank,
+                width.saturating_sub(off_bits as u32),
+                0,
+            )?;
+            let off = parse(Fmt::SHex { shl: 2 }, off, off_bits as u32, 0)?;
+            Some(bank << off_bits | off)
+        }
         Fmt::Addr => {
             let ow = width.saturating_sub(8);
             let omask = if ow >= 64 { u64::MAX } else { (1u64 << ow) - 1 };
@@ -255,6 +277,19 @@ mod tests {
             let v = reg | off << 8;
             assert_eq!(r(Fmt::Addr, v, 40, 0), text);
             assert_eq!(parse(Fmt::Addr, text, 40, 0), Some(v), "{text}");
+        }
+    }
+
+    #[test]
+    fn constant_bank_operands() {
+        // Recorded from nvdisasm 11.8 (FADD R7, R0, c[..][..]).
+        for (v, text) in [
+            (0x54u64, "c[0x0][0x150]"),
+            (0x1f << 14 | 0x54, "c[0x1f][0x150]"),
+            (0x3fff, "c[0x0][-0x4]"),
+        ] {
+            assert_eq!(r(Fmt::CBank { off_bits: 14 }, v, 19, 0), text);
+            assert_eq!(parse(Fmt::CBank { off_bits: 14 }, text, 19, 0), Some(v));
         }
     }
 

@@ -76,6 +76,9 @@ pub enum Fmt {
     F64 { shift: u8 },
     /// A branch target: address of the next instruction plus the signed offset.
     PcRel,
+    /// A whole constant-bank operand: the low `off_bits` value bits are a signed
+    /// offset in words, the rest the bank: `c[0x3][0x10]`, `c[0x0][-0x4]`.
+    CBank { off_bits: u8 },
     /// The inside of a memory operand: the low 8 value bits are the base register,
     /// the rest a signed offset: `R2`, `R2+0x10`, `R2+-0x3`, `RZ`, and with base
     /// `RZ` the offset alone, unsigned: `0xfffffffc`.

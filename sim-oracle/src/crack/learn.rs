@@ -978,7 +978,12 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             },
         ];
         let is_mem = mem_candidate.as_ref() == Some(&value_idx);
-        for f in fmts.into_iter().chain(is_mem.then_some(Fmt::Addr)) {
+        let cbank = [Fmt::CBank { off_bits: 14 }, Fmt::CBank { off_bits: 16 }];
+        for f in fmts
+            .into_iter()
+            .chain(cbank)
+            .chain(is_mem.then_some(Fmt::Addr))
+        {
             if (f == Fmt::Reg && width != 8)
                 || (f == Fmt::Pred && width != 3)
                 || (is_mem && f != Fmt::Addr)
