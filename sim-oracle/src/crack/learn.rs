@@ -452,9 +452,21 @@ pub fn crack(
                     holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
                 // Only a difference inside one operand (or the guard and mnemonic)
                 // says which groups interact; a wider one is left to other words.
-                let lo = involved.iter().map(|h| h.1).min().unwrap_or(0);
-                let hi = involved.iter().map(|h| h.2).max().unwrap_or(0);
-                if involved.len() > 1 && involved.len() <= 3 && !got[lo..hi].contains(',') {
+                // The literal text between the holes must not hold a space or a
+                // comma: the holes are in one run of modifiers, or one operand.
+                let mut sorted: Vec<&&(usize, usize, usize)> = involved.iter().collect();
+                sorted.sort_by_key(|h| h.1);
+                let tight = sorted.windows(2).all(|p| {
+                    let gap = got.get(p[0].2..p[1].1).unwrap_or(" ");
+                    !gap.contains(' ') && !gap.contains(',')
+                });
+                if debug_seed() == Some(f.seed) && involved.len() > 1 {
+                    eprintln!(
+                        "mismatch {word:#018x} tight {tight}: {want} | {got} | {:?}",
+                        sorted
+                    );
+                }
+                if involved.len() > 1 && involved.len() <= 3 && tight {
                     merges[i].push(involved.iter().map(|h| h.0).collect());
                 }
             }
@@ -465,6 +477,12 @@ pub fn crack(
                 let (old, new) = (&prev_forms[i], &forms[i]);
                 let old_score = if old.problem.is_some() { 0 } else { old.agreed };
                 let new_score = if new.problem.is_some() { 0 } else { new.agreed };
+                if debug_seed() == Some(old.seed) {
+                    eprintln!(
+                        "vround {vround}: score {old_score} -> {new_score}, problem {:?}",
+                        new.problem
+                    );
+                }
                 if old_score > new_score {
                     forms[i] = old.clone();
                     plans[i] = prev_plans[i].clone();
@@ -478,8 +496,18 @@ pub fn crack(
                 continue;
             }
             merged += 1;
-            for m in ms {
-                merge_groups(plan, &m);
+            // Indices refer to the groups before any merge: take their bits first.
+            let bit_sets: Vec<Vec<u8>> = ms
+                .iter()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|&i| plan.groups.get(i))
+                        .flat_map(|g| g.0.iter().copied())
+                        .collect()
+                })
+                .collect();
+            for bits in bit_sets {
+                merge_groups(plan, &bits);
             }
         }
         let checked: usize = forms.iter().map(|f| f.checked).sum();
@@ -1085,17 +1113,11 @@ fn char_diff(x: &str, y: &str) -> (usize, usize) {
     (a, yb.len() - s)
 }
 
-/// Merges the plan's groups at `idx` into one, spanning all of them.
-fn merge_groups(plan: &mut Plan, idx: &[usize]) {
-    // Indices refer to the groups as they were; after an earlier merge they may be
-    // gone, so merge by bits.
-    let bits: Vec<Vec<u8>> = idx
-        .iter()
-        .filter_map(|&i| plan.groups.get(i).map(|g| g.0.clone()))
-        .collect();
+/// Merges the plan's groups holding any of `bits` into one, spanning all of them.
+fn merge_groups(plan: &mut Plan, bits: &[u8]) {
     let mut taken: Vec<(Vec<u8>, usize, usize)> = Vec::new();
     plan.groups.retain(|g| {
-        if bits.iter().any(|b| b.iter().any(|x| g.0.contains(x))) {
+        if bits.iter().any(|x| g.0.contains(x)) {
             taken.push(g.clone());
             false
         } else {
