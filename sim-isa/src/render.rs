@@ -66,17 +66,31 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             }
             true
         }
-        Fmt::CBank { off_bits } => {
+        Fmt::CBank { off_bits, spaced } => {
             let off = sext(value & ((1u64 << off_bits) - 1), off_bits as u32) << 2;
             let bank = value >> off_bits;
+            let sp = if spaced { " " } else { "" };
             if off < 0 {
-                let _ = write!(out, "c[{bank:#x}][-{:#x}]", off.unsigned_abs());
+                let _ = write!(out, "c[{bank:#x}]{sp}[-{:#x}]", off.unsigned_abs());
             } else {
-                let _ = write!(out, "c[{bank:#x}][{off:#x}]");
+                let _ = write!(out, "c[{bank:#x}]{sp}[{off:#x}]");
             }
             true
         }
-        Fmt::Addr => {
+        Fmt::CBankAddr { off_bits } => {
+            let reg = value & 0xff;
+            let off = (value >> 8) & ((1u64 << off_bits) - 1);
+            let bank = value >> (8 + off_bits);
+            let _ = write!(out, "c[{bank:#x}][");
+            if reg == 255 {
+                let _ = write!(out, "{off:#x}");
+            } else {
+                render_reg_off(out, reg, sext(off, off_bits as u32));
+            }
+            out.push(']');
+            true
+        }
+        Fmt::Addr { shl } => {
             let reg = value & 0xff;
             let ow = width.saturating_sub(8);
             let off = value >> 8;
@@ -84,18 +98,10 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
                 if off == 0 {
                     out.push_str("RZ");
                 } else {
-                    let _ = write!(out, "{off:#x}");
+                    let _ = write!(out, "{:#x}", (off << shl) & mask_of(ow + shl as u32));
                 }
             } else {
-                let _ = write!(out, "R{reg}");
-                if off != 0 {
-                    let v = sext(off, ow);
-                    if v < 0 {
-                        let _ = write!(out, "+-{:#x}", v.unsigned_abs());
-                    } else {
-                        let _ = write!(out, "+{v:#x}");
-                    }
-                }
+                render_reg_off(out, reg, sext(off, ow) << shl);
             }
             true
         }
@@ -110,6 +116,40 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             true
         }
     }
+}
+
+fn mask_of(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+/// `R2`, `R2+0x10` or `R2+-0x3`.
+fn render_reg_off(out: &mut String, reg: u64, off: i64) {
+    use std::fmt::Write;
+    let _ = write!(out, "R{reg}");
+    if off < 0 {
+        let _ = write!(out, "+-{:#x}", off.unsigned_abs());
+    } else if off > 0 {
+        let _ = write!(out, "+{off:#x}");
+    }
+}
+
+/// Reads `R2`, `R2+0x10` or `R2+-0x3` (offset `width` bits, in units of
+/// `1 << shl` bytes) as `reg | off << 8`.
+fn parse_reg_off(text: &str, width: u32, shl: u8) -> Option<u64> {
+    let (reg, off) = match text.split_once('+') {
+        Some((r, o)) => (r, Some(o)),
+        None => (text, None),
+    };
+    let reg = parse(Fmt::Reg, reg, 8, 0).filter(|r| *r != 255)?;
+    let off = match off {
+        None => 0,
+        Some(o) => parse(Fmt::SHex { shl }, o, width, 0).filter(|v| *v != 0)?,
+    };
+    Some(reg | off << 8)
 }
 
 /// Reads a value printed by [`render`] back; `None` if `text` is not such a value.
@@ -172,9 +212,9 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             let v = off as u64 & mask;
             (sext(v, width) == off).then_some(v)
         }
-        Fmt::CBank { off_bits } => {
+        Fmt::CBank { off_bits, spaced } => {
             let inner = text.strip_prefix("c[")?.strip_suffix(']')?;
-            let (bank, off) = inner.split_once("][")?;
+            let (bank, off) = inner.split_once(if spaced { "] [" } else { "][" })?;
             let bank = parse(
                 Fmt::Hex { shl: 0 },
                 bank,
@@ -184,34 +224,32 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             let off = parse(Fmt::SHex { shl: 2 }, off, off_bits as u32, 0)?;
             Some(bank << off_bits | off)
         }
-        Fmt::Addr => {
+        Fmt::CBankAddr { off_bits } => {
+            let inner = text.strip_prefix("c[")?.strip_suffix(']')?;
+            let (bank, addr) = inner.split_once("][")?;
+            let bank = parse(
+                Fmt::Hex { shl: 0 },
+                bank,
+                width.saturating_sub(8 + off_bits as u32),
+                0,
+            )?;
+            let low = if addr.starts_with("0x") {
+                255 | parse(Fmt::Hex { shl: 0 }, addr, off_bits as u32, 0)? << 8
+            } else {
+                parse_reg_off(addr, off_bits as u32, 0)?
+            };
+            Some(bank << (8 + off_bits) | low)
+        }
+        Fmt::Addr { shl } => {
             let ow = width.saturating_sub(8);
-            let omask = if ow >= 64 { u64::MAX } else { (1u64 << ow) - 1 };
             if text == "RZ" {
                 return Some(255);
             }
-            if let Some(h) = text.strip_prefix("0x") {
-                let off = u64::from_str_radix(h, 16)
-                    .ok()
-                    .filter(|v| *v <= omask && *v != 0)?;
-                return Some(255 | off << 8);
+            if text.starts_with("0x") {
+                let v = parse(Fmt::Hex { shl }, text, ow, 0).filter(|v| *v != 0)?;
+                return Some(255 | v << 8);
             }
-            let (reg, off) = match text.split_once('+') {
-                Some((r, o)) => (r, Some(o)),
-                None => (text, None),
-            };
-            let reg = parse(Fmt::Reg, reg, 8, 0).filter(|r| *r != 255)?;
-            let off = match off {
-                None => 0,
-                Some(o) => {
-                    let v = parse(Fmt::SHex { shl: 0 }, o, ow, 0)?;
-                    if v == 0 {
-                        return None;
-                    }
-                    v
-                }
-            };
-            Some(reg | off << 8)
+            parse_reg_off(text, ow, shl)
         }
         Fmt::F32 { shift } => {
             let bits = float::parse_f32_text(text)? as u64;
@@ -275,8 +313,8 @@ mod tests {
         ];
         for (reg, off, text) in cases {
             let v = reg | off << 8;
-            assert_eq!(r(Fmt::Addr, v, 40, 0), text);
-            assert_eq!(parse(Fmt::Addr, text, 40, 0), Some(v), "{text}");
+            assert_eq!(r(Fmt::Addr { shl: 0 }, v, 40, 0), text);
+            assert_eq!(parse(Fmt::Addr { shl: 0 }, text, 40, 0), Some(v), "{text}");
         }
     }
 
@@ -288,9 +326,60 @@ mod tests {
             (0x1f << 14 | 0x54, "c[0x1f][0x150]"),
             (0x3fff, "c[0x0][-0x4]"),
         ] {
-            assert_eq!(r(Fmt::CBank { off_bits: 14 }, v, 19, 0), text);
-            assert_eq!(parse(Fmt::CBank { off_bits: 14 }, text, 19, 0), Some(v));
+            assert_eq!(
+                r(
+                    Fmt::CBank {
+                        off_bits: 14,
+                        spaced: false
+                    },
+                    v,
+                    19,
+                    0
+                ),
+                text
+            );
+            assert_eq!(
+                parse(
+                    Fmt::CBank {
+                        off_bits: 14,
+                        spaced: false
+                    },
+                    text,
+                    19,
+                    0
+                ),
+                Some(v)
+            );
         }
+    }
+
+    #[test]
+    fn indexed_constant_banks() {
+        // Recorded from nvdisasm 11.8 (LDC.U8 R6, c[0x3][..]).
+        let f = Fmt::CBankAddr { off_bits: 16 };
+        for (reg, off, text) in [
+            (0u64, 0u64, "c[0x3][R0]"),
+            (0, 1, "c[0x3][R0+0x1]"),
+            (0, 0xffff, "c[0x3][R0+-0x1]"),
+            (255, 0, "c[0x3][0x0]"),
+            (255, 4, "c[0x3][0x4]"),
+        ] {
+            let v = reg | off << 8 | 3 << 24;
+            assert_eq!(r(f, v, 29, 0), text);
+            assert_eq!(parse(f, text, 29, 0), Some(v), "{text}");
+        }
+        assert_eq!(
+            r(
+                Fmt::CBank {
+                    off_bits: 14,
+                    spaced: true
+                },
+                0x55,
+                19,
+                0
+            ),
+            "c[0x0] [0x154]"
+        );
     }
 
     #[test]

@@ -77,12 +77,18 @@ pub enum Fmt {
     /// A branch target: address of the next instruction plus the signed offset.
     PcRel,
     /// A whole constant-bank operand: the low `off_bits` value bits are a signed
-    /// offset in words, the rest the bank: `c[0x3][0x10]`, `c[0x0][-0x4]`.
-    CBank { off_bits: u8 },
+    /// offset in words, the rest the bank: `c[0x3][0x10]`, `c[0x0][-0x4]`; the
+    /// conversions print a space between the brackets (`spaced`).
+    CBank { off_bits: u8, spaced: bool },
+    /// An indexed constant-bank operand: base register (8 bits), signed byte
+    /// offset (`off_bits`), bank: `c[0x3][R0+-0x1]`, and with base `RZ` the offset
+    /// alone, unsigned: `c[0x3][0x0]`.
+    CBankAddr { off_bits: u8 },
     /// The inside of a memory operand: the low 8 value bits are the base register,
-    /// the rest a signed offset: `R2`, `R2+0x10`, `R2+-0x3`, `RZ`, and with base
-    /// `RZ` the offset alone, unsigned: `0xfffffffc`.
-    Addr,
+    /// the rest a signed offset (in units of `1 << shl` bytes): `R2`, `R2+0x10`,
+    /// `R2+-0x3`, `RZ`, and with base `RZ` the offset alone, unsigned:
+    /// `0xfffffffc`.
+    Addr { shl: u8 },
 }
 
 impl Group {

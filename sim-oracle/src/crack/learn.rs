@@ -1006,15 +1006,33 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             },
         ];
         let is_mem = mem_candidate.as_ref() == Some(&value_idx);
-        let cbank = [Fmt::CBank { off_bits: 14 }, Fmt::CBank { off_bits: 16 }];
-        for f in fmts
-            .into_iter()
-            .chain(cbank)
-            .chain(is_mem.then_some(Fmt::Addr))
-        {
+        let cbank = [
+            Fmt::CBank {
+                off_bits: 14,
+                spaced: false,
+            },
+            Fmt::CBank {
+                off_bits: 16,
+                spaced: false,
+            },
+            Fmt::CBank {
+                off_bits: 14,
+                spaced: true,
+            },
+        ];
+        let mem: &[Fmt] = if is_mem {
+            &[
+                Fmt::Addr { shl: 0 },
+                Fmt::Addr { shl: 2 },
+                Fmt::CBankAddr { off_bits: 16 },
+            ]
+        } else {
+            &[]
+        };
+        for f in fmts.into_iter().chain(cbank).chain(mem.iter().copied()) {
             if (f == Fmt::Reg && width != 8)
                 || (f == Fmt::Pred && width != 3)
-                || (is_mem && f != Fmt::Addr)
+                || (is_mem && !mem.contains(&f))
             {
                 continue;
             }
