@@ -77,17 +77,20 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
             }
             true
         }
-        Fmt::CBankAddr { off_bits } => {
+        Fmt::CIndex => {
             let reg = value & 0xff;
-            let off = (value >> 8) & ((1u64 << off_bits) - 1);
-            let bank = value >> (8 + off_bits);
-            let _ = write!(out, "c[{bank:#x}][");
+            let ow = width.saturating_sub(8);
+            let off = value >> 8;
+            let off = sext(off, ow);
             if reg == 255 {
-                let _ = write!(out, "{off:#x}");
+                if off < 0 {
+                    let _ = write!(out, "-{:#x}", off.unsigned_abs());
+                } else {
+                    let _ = write!(out, "{off:#x}");
+                }
             } else {
-                render_reg_off(out, reg, sext(off, off_bits as u32));
+                render_reg_off(out, reg, off);
             }
-            out.push(']');
             true
         }
         Fmt::Addr { shl } => {
@@ -224,21 +227,12 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             let off = parse(Fmt::SHex { shl: 2 }, off, off_bits as u32, 0)?;
             Some(bank << off_bits | off)
         }
-        Fmt::CBankAddr { off_bits } => {
-            let inner = text.strip_prefix("c[")?.strip_suffix(']')?;
-            let (bank, addr) = inner.split_once("][")?;
-            let bank = parse(
-                Fmt::Hex { shl: 0 },
-                bank,
-                width.saturating_sub(8 + off_bits as u32),
-                0,
-            )?;
-            let low = if addr.starts_with("0x") {
-                255 | parse(Fmt::Hex { shl: 0 }, addr, off_bits as u32, 0)? << 8
-            } else {
-                parse_reg_off(addr, off_bits as u32, 0)?
-            };
-            Some(bank << (8 + off_bits) | low)
+        Fmt::CIndex => {
+            let ow = width.saturating_sub(8);
+            if text.starts_with("0x") || text.starts_with("-0x") {
+                return Some(255 | parse(Fmt::SHex { shl: 0 }, text, ow, 0)? << 8);
+            }
+            parse_reg_off(text, ow, 0)
         }
         Fmt::Addr { shl } => {
             let ow = width.saturating_sub(8);
@@ -355,18 +349,19 @@ mod tests {
 
     #[test]
     fn indexed_constant_banks() {
-        // Recorded from nvdisasm 11.8 (LDC.U8 R6, c[0x3][..]).
-        let f = Fmt::CBankAddr { off_bits: 16 };
+        // Recorded from nvdisasm 11.8 (LDC.U8 R6, c[0x3][..]; c[0x0][-0x1] with RZ).
+        let f = Fmt::CIndex;
         for (reg, off, text) in [
-            (0u64, 0u64, "c[0x3][R0]"),
-            (0, 1, "c[0x3][R0+0x1]"),
-            (0, 0xffff, "c[0x3][R0+-0x1]"),
-            (255, 0, "c[0x3][0x0]"),
-            (255, 4, "c[0x3][0x4]"),
+            (0u64, 0u64, "R0"),
+            (0, 1, "R0+0x1"),
+            (0, 0xffff, "R0+-0x1"),
+            (255, 0, "0x0"),
+            (255, 4, "0x4"),
+            (255, 0xffff, "-0x1"),
         ] {
-            let v = reg | off << 8 | 3 << 24;
-            assert_eq!(r(f, v, 29, 0), text);
-            assert_eq!(parse(f, text, 29, 0), Some(v), "{text}");
+            let v = reg | off << 8;
+            assert_eq!(r(f, v, 24, 0), text);
+            assert_eq!(parse(f, text, 24, 0), Some(v), "{text}");
         }
         assert_eq!(
             r(

@@ -80,10 +80,10 @@ pub enum Fmt {
     /// offset in words, the rest the bank: `c[0x3][0x10]`, `c[0x0][-0x4]`; the
     /// conversions print a space between the brackets (`spaced`).
     CBank { off_bits: u8, spaced: bool },
-    /// An indexed constant-bank operand: base register (8 bits), signed byte
-    /// offset (`off_bits`), bank: `c[0x3][R0+-0x1]`, and with base `RZ` the offset
-    /// alone, unsigned: `c[0x3][0x0]`.
-    CBankAddr { off_bits: u8 },
+    /// The index of an indexed constant-bank operand (`c[0x3][R0+-0x1]`): base
+    /// register (low 8 bits) and signed byte offset; with base `RZ` the offset
+    /// alone, zero included: `c[0x3][0x0]`, `c[0x0][-0x1]`.
+    CIndex,
     /// The inside of a memory operand: the low 8 value bits are the base register,
     /// the rest a signed offset (in units of `1 << shl` bytes): `R2`, `R2+0x10`,
     /// `R2+-0x3`, `RZ`, and with base `RZ` the offset alone, unsigned:

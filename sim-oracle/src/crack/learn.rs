@@ -1021,11 +1021,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             },
         ];
         let mem: &[Fmt] = if is_mem {
-            &[
-                Fmt::Addr { shl: 0 },
-                Fmt::Addr { shl: 2 },
-                Fmt::CBankAddr { off_bits: 16 },
-            ]
+            &[Fmt::Addr { shl: 0 }, Fmt::Addr { shl: 2 }, Fmt::CIndex]
         } else {
             &[]
         };
