@@ -803,6 +803,11 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
             let Ok(t) = l.canon(word, &pcrel) else {
                 continue;
             };
+            // A value that makes another instruction (ATOM with destination RZ
+            // is RED) belongs to that instruction's form, not this one.
+            if signature(&t) != w.sig {
+                continue;
+            }
             let tt = tokens(&t);
             let (da, db, _) = diff_span(&base_toks, &tt);
             if da == db && db == base_toks.len() && tt.len() == base_toks.len() {
@@ -870,6 +875,7 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             let word = scatter(plan.base, bits, v);
             match l.canon(word, &pcrel) {
                 Err(_) => holes.push((v, None)),
+                Ok(t) if signature(&t) != w.sig => holes.push((v, None)),
                 Ok(t) => {
                     if t.len() >= prefix.len() + suffix.len()
                         && t.starts_with(&prefix)

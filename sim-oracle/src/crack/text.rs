@@ -104,11 +104,9 @@ pub fn operand_kind(op: &str) -> String {
         .trim_start_matches(['-', '!', '|', '~'])
         .trim_end_matches('|');
     if s.starts_with("c[") {
-        return if s.contains("][R") || s.contains("][-R") {
-            "C[R]".into()
-        } else {
-            "C".into()
-        };
+        // Direct and indexed banks are one kind: an indexed bank with index RZ
+        // prints as a direct one (`c[0x3][0x0]`).
+        return "C".into();
     }
     if s.starts_with('[') {
         return "M".into();
@@ -123,7 +121,7 @@ pub fn operand_kind(op: &str) -> String {
     if first.starts_with('P') && is_numeric(first) {
         return "P".into();
     }
-    if is_numeric(first) || first == "+" || first == "INF" || first == "QNAN" {
+    if is_numeric(first) || first == "+" || first == "INF" || first == "QNAN" || first == "SNAN" {
         return "I".into();
     }
     // Anything else (texture shapes, names): numbers erased.
