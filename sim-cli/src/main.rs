@@ -26,6 +26,15 @@ enum Cmd {
         #[arg(long)]
         control: bool,
     },
+    /// Assemble SASS (hand-written, or a `disasm` listing) into an sm_35 cubin.
+    Asm {
+        /// The source: see the README for directives, labels, aliases and control
+        /// annotations.
+        file: PathBuf,
+        /// The cubin to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
     Isa {
         #[command(subcommand)]
@@ -38,6 +47,7 @@ fn main() -> ExitCode {
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Disasm { file, control } => disasm(&file, control),
+        Cmd::Asm { file, output } => asm(&file, &output),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -63,5 +73,28 @@ fn disasm(file: &PathBuf, control: bool) -> Result<()> {
     let text = sim_isa::listing::listing(&cubin, opts)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     print!("{text}");
+    Ok(())
+}
+
+fn asm(file: &PathBuf, output: &PathBuf) -> Result<()> {
+    let bytes = read_file(file)?;
+    let src = String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
+    let kernels = sim_isa::asm::assemble_source(&src)
+        .map_err(|e| anyhow::anyhow!("{}:{}: {}", file.display(), e.line, e.message))?;
+    if kernels.is_empty() {
+        anyhow::bail!(
+            "{}: no kernel (start one with `.kernel NAME`)",
+            file.display()
+        );
+    }
+    let mut w = sim_isa::cubin::CubinWriter::new();
+    for k in kernels {
+        w.add_kernel(k);
+    }
+    let cubin = w
+        .to_bytes()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    std::fs::write(output, cubin).with_context(|| format!("{}", output.display()))?;
     Ok(())
 }

@@ -38,9 +38,8 @@ fn cuobjdump(file: &Path) -> String {
 
 #[test]
 fn listing_matches_cuobjdump_byte_for_byte() {
-    // globals.cubin is left out: one of its words (0x7ca00180001c0c02) is not yet
-    // in the cracked table (issue 2 is open).
     for name in [
+        "globals",
         "saxpy",
         "shared_reverse",
         "two_entries",

@@ -55,6 +55,24 @@ fn index() -> &'static Index {
     })
 }
 
+/// Indices of all forms in the order the decoder tries them: most fixed bits
+/// first; a form whose fixed bits repeat an earlier one's comes last.
+pub fn index_order() -> Vec<usize> {
+    let idx = index();
+    let mut order: Vec<usize> = Vec::with_capacity(FORMS.len());
+    for (_, forms) in &idx.by_mask {
+        let mut v: Vec<usize> = forms.values().copied().collect();
+        v.sort_unstable();
+        order.extend(v);
+    }
+    let mut seen = vec![false; FORMS.len()];
+    for &i in &order {
+        seen[i] = true;
+    }
+    order.extend((0..FORMS.len()).filter(|&i| !seen[i]));
+    order
+}
+
 /// Decodes one instruction word (not a control word).
 pub fn decode(word: u64) -> Result<Instruction, DecodeError> {
     for (mask, forms) in &index().by_mask {

@@ -6,9 +6,11 @@
 //!
 //! Architecture invariant: decoding never panics; an unknown word is an error value.
 
+pub mod asm;
 pub mod control;
 pub mod cubin;
 pub mod decode;
+pub mod encode;
 pub mod fmtfloat;
 pub mod listing;
 pub mod render;

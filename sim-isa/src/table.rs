@@ -26,9 +26,15 @@ pub struct Form {
     pub template: &'static [Piece],
     /// The bit groups, indexed by [`Piece::Hole`].
     pub groups: &'static [Group],
-    /// Bits nvdisasm ignores for this form: any value prints the same text. The
-    /// encoder writes them as in `bits`' canonical word (zero unless stated).
+    /// Bits nvdisasm ignores for this form: any value prints the same text.
     pub ignored: u64,
+    /// The bits outside `mask` as ptxas usually writes them (the crack's majority
+    /// over the words it saw). The encoder takes the ignored bits from here, and
+    /// where several decorations of a group print alike, the one `fill` holds.
+    pub fill: u64,
+    /// How many of the crack's seed words (most of them ptxas's) fall in this
+    /// form: where forms print the same text, the encoder takes the most seen.
+    pub seen: u32,
 }
 
 /// A piece of a form's text template.

@@ -308,7 +308,7 @@ fn layout(words: &[u64], batch: &[usize], control: u64) -> (HashMap<usize, usize
         addr_of.insert(stream.len() * 8, i);
         stream.push(words[i]);
     }
-    while stream.len() % 8 != 0 {
+    while !stream.len().is_multiple_of(8) {
         stream.push(NOP_WORD);
     }
     let bytes = stream.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -152,3 +152,68 @@ fn corpus_covers_2000_variants() {
         "only {variants} instruction variants (want at least 2000)"
     );
 }
+
+/// Cubins reproduced bit for bit by `assemble(disassemble(cubin))`, at least (of 26).
+const REASSEMBLED_FLOOR: usize = 21;
+
+#[test]
+fn corpus_cubins_reassemble_bit_for_bit() {
+    use sim_isa::asm::assemble_source;
+    use sim_isa::cubin::Cubin;
+    use sim_isa::listing::{listing, ListingOptions};
+
+    let tools = tools();
+    let (mut cubins, mut exact, mut words, mut words_exact) = (0usize, 0usize, 0usize, 0usize);
+    let mut failures = Vec::new();
+    for s in samples() {
+        let bytes = corpus::compile(&tools, s).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        let cubin = Cubin::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+        let mut original: Vec<(String, Vec<u64>)> = cubin
+            .kernels
+            .iter()
+            .map(|k| (k.name.clone(), k.code.clone()))
+            .chain(
+                cubin
+                    .functions
+                    .iter()
+                    .map(|f| (f.name.clone(), f.code.clone())),
+            )
+            .collect();
+        original.sort();
+        cubins += 1;
+        let n: usize = original.iter().map(|f| f.1.len()).sum();
+        words += n;
+        let result = listing(&cubin, ListingOptions::default())
+            .map_err(|e| e.to_string())
+            .and_then(|text| assemble_source(&text).map_err(|e| e.to_string()));
+        let ours = match result {
+            Ok(k) => k,
+            Err(e) => {
+                failures.push(format!("{}: {e}", s.name));
+                continue;
+            }
+        };
+        let mut ours: Vec<(String, Vec<u64>)> =
+            ours.into_iter().map(|k| (k.name, k.code)).collect();
+        ours.sort();
+        let same = original
+            .iter()
+            .zip(&ours)
+            .flat_map(|(a, b)| a.1.iter().zip(&b.1).filter(|(x, y)| x == y))
+            .count();
+        words_exact += same;
+        if ours == original {
+            exact += 1;
+        } else {
+            failures.push(format!("{}: {} of {n} words differ", s.name, n - same));
+        }
+    }
+    println!("reassembly: {exact}/{cubins} corpus cubins bit for bit; {words_exact}/{words} words");
+    for f in &failures {
+        println!("  {f}");
+    }
+    assert!(
+        exact >= REASSEMBLED_FLOOR,
+        "reassembled cubins fell to {exact} (floor {REASSEMBLED_FLOOR})"
+    );
+}

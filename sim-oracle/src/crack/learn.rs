@@ -50,6 +50,11 @@ pub struct LearnedForm {
     pub template: Vec<LearnedPiece>,
     pub groups: Vec<LearnedGroup>,
     pub ignored: u64,
+    /// The bits outside the mask as ptxas writes them: the per-bit majority over
+    /// the seeds of this form (zero where none).
+    pub fill: u64,
+    /// How many of the seeds (most are ptxas's words) this form holds.
+    pub seen: u32,
     /// A word of this form that nvdisasm accepts.
     pub seed: u64,
     /// Validation: random words of the form checked, and how many printed exactly.
@@ -293,17 +298,14 @@ pub fn crack(
             let sig = signature(&t);
             let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
             let key = (mask, s & mask);
-            if !works.contains_key(&key) {
-                works.insert(
-                    key,
-                    Work {
-                        seed: s,
-                        mask,
-                        sig,
-                        pcrel: pcrel.clone(),
-                        variants: vec![s],
-                    },
-                );
+            if let std::collections::btree_map::Entry::Vacant(e) = works.entry(key) {
+                e.insert(Work {
+                    seed: s,
+                    mask,
+                    sig,
+                    pcrel: pcrel.clone(),
+                    variants: vec![s],
+                });
                 l.pcrel_ops.insert(key, pcrel);
                 new_keys.push(key);
             }
@@ -519,12 +521,51 @@ pub fn crack(
             break;
         }
     }
+    fill_from_seeds(&mut forms, &seeds);
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
     Ok(CrackReport {
         forms,
         seeds: seeds.len(),
         probes: l.probes,
     })
+}
+
+/// Sets each form's `fill` to the per-bit majority of the non-mask bits of the
+/// seeds it holds (most are ptxas's words), so the encoder writes the bits
+/// nvdisasm ignores, and picks among decorations that print alike, as ptxas does.
+fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
+    let mut by_key: HashMap<(u64, u64), usize> = HashMap::new();
+    // Only the forms the table will hold: the decoder never sees the others.
+    for (i, f) in forms.iter().enumerate() {
+        if f.problem.is_none() {
+            by_key.entry((f.mask, f.bits)).or_insert(i);
+        }
+    }
+    let mut masks: Vec<u64> = forms
+        .iter()
+        .filter(|f| f.problem.is_none())
+        .map(|f| f.mask)
+        .collect();
+    masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
+    masks.dedup();
+    let mut counts = vec![(0u32, [0u32; 64]); forms.len()];
+    for &s in seeds {
+        // The form the decoder would pick: most specific mask first.
+        let Some(i) = masks.iter().find_map(|&m| by_key.get(&(m, s & m)).copied()) else {
+            continue;
+        };
+        let c = &mut counts[i];
+        c.0 += 1;
+        for (b, n) in c.1.iter_mut().enumerate() {
+            *n += (s >> b & 1) as u32;
+        }
+    }
+    for (f, (n, ones)) in forms.iter_mut().zip(counts) {
+        f.seen = n;
+        f.fill = (0..64)
+            .filter(|&b| 2 * ones[b] > n && f.mask >> b & 1 == 0)
+            .fold(0u64, |acc, b| acc | 1 << b);
+    }
 }
 
 fn f_seed_text(l: &Learner, f: &LearnedForm, pcrel: &[usize]) -> String {
@@ -696,7 +737,7 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
             .iter()
             .filter(|g| g.iter().filter_map(|b| m.get(b)).any(|s| s.0 < s.1))
             .count();
-        if best.map_or(true, |b| nonempty > b.1) {
+        if best.is_none_or(|b| nonempty > b.1) {
             best = Some((vi, nonempty));
         }
     }
@@ -844,6 +885,8 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         template: Vec::new(),
         groups: Vec::new(),
         ignored: plan.ignored,
+        fill: 0,
+        seen: 0,
         seed: w.seed,
         checked: 0,
         agreed: 0,
@@ -1163,7 +1206,10 @@ pub fn print_learned(f: &LearnedForm, word: u64) -> Option<String> {
 }
 
 /// As [`print_learned`], also giving each hole's group and character range.
-fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<(String, Vec<(usize, usize, usize)>)> {
+/// A text and, per group, the (group, start, end) of the text it printed.
+type Spans = (String, Vec<(usize, usize, usize)>);
+
+fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<Spans> {
     if f.problem.is_some() && f.template.is_empty() {
         return None;
     }

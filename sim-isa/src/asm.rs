@@ -1,0 +1,656 @@
+//! The sm_35 assembler: SASS source text to kernels ready for the cubin writer.
+//!
+//! It reads two kinds of text, freely mixed:
+//! - the listing `cuobjdump -sass` (and `keplersim disasm`) prints: `Function :`
+//!   starts a kernel, `/*0008*/` address comments are skipped, a line holding
+//!   only `/* 0x... */` is the group's control word (taken as it is), and the `/* 0x... */`
+//!   after an instruction is its encoding: used where it prints the text (where
+//!   several words print alike it picks the one the listing had, so a listing
+//!   assembles back bit for bit), ignored where the text was edited;
+//! - hand-written source: directives, labels, register aliases and a control
+//!   annotation per instruction.
+//!
+//! ```text
+//! .kernel saxpy            // starts a kernel (or: Function : saxpy)
+//! .param 4                 // a parameter of 4 bytes (natural alignment, at most 8)
+//! .param 8                 // ... 8 bytes: c[0x0][0x148]
+//! .registers 8             // registers per thread (default: the highest named + 1)
+//! .shared 1024             // bytes of static shared memory
+//! .maxntid 256             // also .reqntid X [Y [Z]], .frame BYTES
+//! .alias x R4              // `x` stands for R4 (or a predicate: .alias done P0)
+//! [0x20] S2R R0, SR_TID.X;
+//! loop:
+//! [0:0:1:0:05] @!done BRA loop;   // labels are branch targets
+//! ```
+//!
+//! A control annotation `[..]` gives the instruction's 8-bit field of its group's
+//! control word, as a byte or in the `T:G:D:S:NN` notation; fields not given are
+//! 0x00, and a group may instead take a whole control word line. The last group
+//! is filled up with `NOP`. Every instruction is encoded by [`crate::encode`], so
+//! whatever it accepts prints back exactly as written.
+
+use std::collections::HashMap;
+
+use crate::control::{parse_field, Control};
+use crate::cubin::KernelSpec;
+use crate::cubin::ParamSpec;
+use crate::decode::disassemble;
+use crate::encode::{self, base_mnemonic};
+
+/// An assembly error: the line (1-based) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct AsmError {
+    pub line: usize,
+    pub message: String,
+}
+
+fn err<T>(line: usize, message: impl Into<String>) -> Result<T, AsmError> {
+    Err(AsmError {
+        line,
+        message: message.into(),
+    })
+}
+
+/// One kernel as it is being read.
+struct KernelSrc {
+    name: String,
+    line: usize,
+    items: Vec<Item>,
+    labels: HashMap<String, usize>,
+    aliases: HashMap<String, String>,
+    registers: Option<u32>,
+    params: Vec<ParamSpec>,
+    shared: u64,
+    max_threads: Option<[u32; 3]>,
+    req_ntid: Option<[u32; 3]>,
+    frame: u32,
+}
+
+enum Item {
+    /// A whole control word (from a listing).
+    Control { word: u64, line: usize },
+    /// An instruction with its control field, if annotated.
+    Ins {
+        text: String,
+        field: Option<u8>,
+        /// The encoding comment of a listing line.
+        hint: Option<u64>,
+        line: usize,
+    },
+}
+
+impl KernelSrc {
+    fn new(name: &str, line: usize) -> KernelSrc {
+        KernelSrc {
+            name: name.to_string(),
+            line,
+            items: Vec::new(),
+            labels: HashMap::new(),
+            aliases: HashMap::new(),
+            registers: None,
+            params: Vec::new(),
+            shared: 0,
+            max_threads: None,
+            req_ntid: None,
+            frame: 0,
+        }
+    }
+}
+
+/// Assembles `source` into kernels, in the order they appear.
+pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
+    let mut kernels: Vec<KernelSrc> = Vec::new();
+    for (i, raw) in source.lines().enumerate() {
+        let line = i + 1;
+        let Some((text, hint)) = strip_comments(raw, line)? else {
+            continue;
+        };
+        let text = text.trim();
+        if text.is_empty() || text == "code for sm_35" || text.starts_with(".headerflags") {
+            continue;
+        }
+        if text.starts_with("code for sm_") {
+            return err(line, format!("`{text}`: only sm_35 code can be assembled"));
+        }
+        if text.chars().all(|c| c == '.') {
+            continue; // the listing's end-of-function line
+        }
+        if let Some(name) = text.strip_prefix("Function :") {
+            kernels.push(KernelSrc::new(name.trim(), line));
+            continue;
+        }
+        if let Some(word) = control_line(text) {
+            let k = current(&mut kernels, line)?;
+            k.items.push(Item::Control { word, line });
+            continue;
+        }
+        if text.starts_with('.') {
+            directive(&mut kernels, text, line)?;
+            continue;
+        }
+        let k = current(&mut kernels, line)?;
+        let mut rest = text;
+        // Labels: `name:` before an instruction or alone.
+        while let Some((name, after)) = split_label(rest) {
+            let slot = k
+                .items
+                .iter()
+                .filter(|i| matches!(i, Item::Ins { .. }))
+                .count();
+            if k.labels.insert(name.to_string(), slot).is_some() {
+                return err(line, format!("label `{name}` is defined twice"));
+            }
+            rest = after.trim_start();
+        }
+        if rest.is_empty() {
+            continue;
+        }
+        let (field, rest) = match rest.strip_prefix('[') {
+            Some(r) => {
+                let Some((f, after)) = r.split_once(']') else {
+                    return err(line, "control annotation `[` without `]`");
+                };
+                let f = parse_field(f.trim()).map_err(|e| AsmError {
+                    line,
+                    message: e.to_string(),
+                })?;
+                (Some(f), after.trim_start())
+            }
+            None => (None, rest),
+        };
+        k.items.push(Item::Ins {
+            text: rest.to_string(),
+            field,
+            hint,
+            line,
+        });
+    }
+    kernels.into_iter().map(finish).collect()
+}
+
+fn current(kernels: &mut [KernelSrc], line: usize) -> Result<&mut KernelSrc, AsmError> {
+    match kernels.last_mut() {
+        Some(k) => Ok(k),
+        None => err(
+            line,
+            "code before any `.kernel NAME` (or `Function : NAME`)",
+        ),
+    }
+}
+
+/// Drops `//` comments and `/* ... */` comments, but returns a line that is
+/// only a control-word comment (`/* 0x08a0bc80a0a08000 */`) as it is; also
+/// returns the last 64-bit hex comment (a listing's encoding column).
+fn strip_comments(raw: &str, line: usize) -> Result<Option<(String, Option<u64>)>, AsmError> {
+    let t = raw.trim();
+    if control_line(t).is_some() {
+        return Ok(Some((t.to_string(), None)));
+    }
+    let mut hint = None;
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    loop {
+        let slash = rest.find("//");
+        let block = rest.find("/*");
+        match (slash, block) {
+            (Some(s), b) if b.is_none_or(|b| s < b) => {
+                out.push_str(&rest[..s]);
+                break;
+            }
+            (_, Some(b)) => {
+                out.push_str(&rest[..b]);
+                let Some(e) = rest[b + 2..].find("*/") else {
+                    return err(line, "`/*` comment without `*/` on the same line");
+                };
+                if let Some(w) = control_line(&rest[b..b + 2 + e + 2]) {
+                    hint = Some(w);
+                }
+                out.push(' ');
+                rest = &rest[b + 2 + e + 2..];
+            }
+            _ => {
+                out.push_str(rest);
+                break;
+            }
+        }
+    }
+    Ok(Some((out, hint)))
+}
+
+/// `/* 0x08a0bc80a0a08000 */`: a control word line of a listing.
+fn control_line(t: &str) -> Option<u64> {
+    let inner = t.strip_prefix("/*")?.strip_suffix("*/")?.trim();
+    let hex = inner.strip_prefix("0x")?;
+    if hex.len() != 16 {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// `name: rest` with a label-like name.
+fn split_label(t: &str) -> Option<(&str, &str)> {
+    let (name, rest) = t.split_once(':')?;
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    ok.then_some((name, rest))
+}
+
+fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<(), AsmError> {
+    let mut words = text.split_whitespace();
+    let name = words.next().unwrap_or("");
+    let args: Vec<&str> = words.collect();
+    let num = |s: &str| -> Result<u64, AsmError> {
+        let v = match s.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16),
+            None => s.parse::<u64>(),
+        };
+        v.map_err(|_| AsmError {
+            line,
+            message: format!("`{name}`: `{s}` is not a number"),
+        })
+    };
+    let nargs = |lo: usize, hi: usize| -> Result<(), AsmError> {
+        if args.len() < lo || args.len() > hi {
+            return err(
+                line,
+                format!("`{name}` takes {lo}..={hi} arguments, not {}", args.len()),
+            );
+        }
+        Ok(())
+    };
+    if name == ".kernel" {
+        nargs(1, 1)?;
+        kernels.push(KernelSrc::new(args[0], line));
+        return Ok(());
+    }
+    let k = current(kernels, line)?;
+    match name {
+        ".registers" => {
+            nargs(1, 1)?;
+            let r = num(args[0])?;
+            if !(1..=255).contains(&r) {
+                return err(line, format!("`.registers {r}`: sm_35 has 1..=255"));
+            }
+            k.registers = Some(r as u32);
+        }
+        ".param" => {
+            nargs(1, 2)?;
+            let size = num(args[0])?;
+            let align = match args.get(1) {
+                Some(a) => num(a)?,
+                None => size.clamp(1, 8),
+            };
+            if size == 0 || !align.is_power_of_two() {
+                return err(
+                    line,
+                    "`.param SIZE [ALIGN]`: size > 0, align a power of two",
+                );
+            }
+            let end = k
+                .params
+                .iter()
+                .map(|p| u64::from(p.offset) + u64::from(p.size))
+                .max()
+                .unwrap_or(0);
+            let offset = end.div_ceil(align) * align;
+            if offset + size > 4096 {
+                return err(line, "parameters exceed the 4 KiB parameter space");
+            }
+            k.params.push(ParamSpec::new(offset as u16, size as u16));
+        }
+        ".shared" => {
+            nargs(1, 1)?;
+            let s = num(args[0])?;
+            if s > 48 * 1024 {
+                return err(line, format!("`.shared {s}`: more than 48 KiB per block"));
+            }
+            k.shared = s;
+        }
+        ".frame" => {
+            nargs(1, 1)?;
+            k.frame = u32::try_from(num(args[0])?).map_err(|_| AsmError {
+                line,
+                message: "`.frame`: too large".into(),
+            })?;
+        }
+        ".maxntid" | ".reqntid" => {
+            nargs(1, 3)?;
+            let mut d = [1u32; 3];
+            for (i, a) in args.iter().enumerate() {
+                let v = num(a)?;
+                if v == 0 || v > 1024 {
+                    return err(line, format!("`{name}`: {v} threads is not in 1..=1024"));
+                }
+                d[i] = v as u32;
+            }
+            if name == ".maxntid" {
+                k.max_threads = Some(d);
+            } else {
+                k.req_ntid = Some(d);
+            }
+        }
+        ".alias" => {
+            nargs(2, 2)?;
+            let (a, r) = (args[0], args[1]);
+            let is_reg = encode_reg_like(r);
+            if !is_reg {
+                return err(line, format!("`.alias {a} {r}`: `{r}` is not a register"));
+            }
+            if !a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || !a.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                || encode_reg_like(a)
+            {
+                return err(line, format!("`.alias {a}`: not a usable name"));
+            }
+            k.aliases.insert(a.to_string(), r.to_string());
+        }
+        _ => return err(line, format!("unknown directive `{name}`")),
+    }
+    Ok(())
+}
+
+/// `R7`, `RZ`, `P3`, `PT`.
+fn encode_reg_like(s: &str) -> bool {
+    matches!(s, "RZ" | "PT")
+        || (s.len() > 1
+            && (s.starts_with('R') || s.starts_with('P'))
+            && s[1..].chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Replaces aliases and labels in an instruction's operands (and guard).
+fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let bytes = text.as_bytes();
+    let mnemonic_start = if text.starts_with('@') {
+        text.find(' ').map_or(text.len(), |p| p + 1)
+    } else {
+        0
+    };
+    let mnemonic_end = text[mnemonic_start..]
+        .find(' ')
+        .map_or(text.len(), |p| mnemonic_start + p);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        let starts_ident = (c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && (i == 0 || {
+                let p = bytes[i - 1] as char;
+                !(p.is_ascii_alphanumeric() || p == '_' || p == '.' || p == '$')
+            });
+        if starts_ident && !(mnemonic_start..mnemonic_end).contains(&i) {
+            let mut j = i;
+            while j < bytes.len() {
+                let d = bytes[j] as char;
+                if d.is_ascii_alphanumeric() || d == '_' || d == '$' {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            let tok = &text[i..j];
+            if let Some(r) = k.aliases.get(tok) {
+                out.push_str(r);
+            } else if let Some(&slot) = k.labels.get(tok) {
+                out.push_str(&format!("{:#x}", addr_of(slot)));
+            } else {
+                out.push_str(tok);
+            }
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Byte address of instruction `slot` (a control word before every seven).
+fn slot_addr(slot: usize) -> u64 {
+    8 * (slot / 7 * 8 + slot % 7 + 1) as u64
+}
+
+fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
+    // Lay out the words: a control word before every seven instructions, either
+    // given (a listing's line) or built from the annotations.
+    let mut code: Vec<u64> = Vec::new();
+    let mut pending_ctrl: Option<(usize, Option<u64>, [u8; 7], usize)> = None; // (index, given, fields, filled)
+    let mut exits = Vec::new();
+    let mut max_reg: i64 = -1;
+    let mut slot = 0usize;
+    let addr_of = |s: usize| slot_addr(s);
+    let nop = encode::assemble("NOP;", 0).map_err(|e| AsmError {
+        line: k.line,
+        message: e.to_string(),
+    })?;
+    let close = |code: &mut Vec<u64>, p: (usize, Option<u64>, [u8; 7], usize), line: usize| {
+        let (at, given, fields, _) = p;
+        code[at] = match given {
+            Some(w) => {
+                if fields.iter().any(|&f| f != 0) {
+                    return err(
+                        line,
+                        "instructions with `[..]` annotations under a whole control word line",
+                    );
+                }
+                w
+            }
+            None => Control(fields).encode(),
+        };
+        Ok(())
+    };
+    let mut last_line = k.line;
+    for item in &k.items {
+        match item {
+            Item::Control { word, line } => {
+                if let Some(p) = pending_ctrl {
+                    if p.3 != 7 {
+                        return err(
+                            *line,
+                            "a control word line in the middle of a group of seven instructions",
+                        );
+                    }
+                    close(&mut code, p, *line)?;
+                }
+                // Taken as it is: ptxas leaves other words in control slots too
+                // (a kernel's last `BRA` to itself, past its end).
+                code.push(0);
+                pending_ctrl = Some((code.len() - 1, Some(*word), [0; 7], 0));
+                last_line = *line;
+            }
+            Item::Ins {
+                text,
+                field,
+                hint,
+                line,
+            } => {
+                if pending_ctrl.is_none_or(|p| p.3 == 7) {
+                    if let Some(p) = pending_ctrl {
+                        close(&mut code, p, *line)?;
+                    }
+                    code.push(0);
+                    pending_ctrl = Some((code.len() - 1, None, [0; 7], 0));
+                }
+                let addr = addr_of(slot);
+                debug_assert_eq!(addr, 8 * code.len() as u64);
+                let t = substitute(text, &k, &addr_of);
+                let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
+                    line: *line,
+                    message: e.to_string(),
+                })?;
+                if let Some(h) = *hint {
+                    // The listing's own word, where it prints this very text.
+                    if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
+                        word = h;
+                    }
+                }
+                if base_mnemonic(&t) == "EXIT" {
+                    exits.push(addr as u32);
+                }
+                max_reg = max_reg.max(highest_register(&t));
+                code.push(word);
+                if let Some(p) = pending_ctrl.as_mut() {
+                    if let Some(f) = field {
+                        p.2[p.3] = *f;
+                    }
+                    p.3 += 1;
+                }
+                slot += 1;
+                last_line = *line;
+            }
+        }
+    }
+    if let Some(mut p) = pending_ctrl {
+        while p.3 < 7 {
+            code.push(nop);
+            p.3 += 1;
+        }
+        close(&mut code, p, last_line)?;
+    }
+    if code.is_empty() {
+        return err(k.line, format!("kernel `{}` has no instructions", k.name));
+    }
+    let registers = match k.registers {
+        Some(r) => r,
+        None => (max_reg + 1).clamp(1, 255) as u32,
+    };
+    let mut spec = KernelSpec::new(k.name.clone(), code, registers);
+    spec.params = k.params;
+    spec.shared_size = k.shared;
+    spec.max_threads = k.max_threads;
+    spec.req_ntid = k.req_ntid;
+    spec.frame_size = k.frame;
+    spec.min_stack_size = k.frame;
+    spec.exit_offsets = exits;
+    Ok(spec)
+}
+
+/// The highest general register an instruction text names, counting the
+/// registers a 64- or 128-bit operand spans beyond the one it names.
+fn highest_register(text: &str) -> i64 {
+    let m = text.split(' ').find(|t| !t.starts_with('@')).unwrap_or("");
+    let span = if m.contains(".128") {
+        3
+    } else if m.contains(".64")
+        || m.starts_with('D')
+        || m.contains(".F64")
+        || m.contains(".S64")
+        || m.contains(".U64")
+    {
+        1
+    } else {
+        0
+    };
+    let mut hi = -1i64;
+    let b = text.as_bytes();
+    for (i, w) in b.windows(2).enumerate() {
+        let prev_ok = i == 0 || !(b[i - 1] as char).is_ascii_alphanumeric();
+        if w[0] == b'R' && w[1].is_ascii_digit() && prev_ok {
+            let n: String = text[i + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            if let Ok(n) = n.parse::<i64>() {
+                hi = hi.max(n + span);
+            }
+        }
+    }
+    hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::disassemble;
+
+    #[test]
+    fn labels_aliases_and_annotations() {
+        let src = "
+            .kernel k          // a comment
+            .param 4
+            .param 8
+            .alias x R4
+            .alias done P0
+            [0x20] S2R x, SR_TID.X;
+            top:
+            [0:0:1:0:05] @!done BRA top;
+            @done BRA end
+            end: EXIT;
+        ";
+        let ks = assemble_source(src).unwrap();
+        let src2 = ".kernel k2\n.alias p R4\nIADD p.CC, p, 0x1;\n";
+        let w = assemble_source(src2).unwrap()[0].code[1];
+        assert_eq!(disassemble(w, 8).unwrap(), "IADD R4.CC, R4, 0x1;");
+        assert_eq!(ks.len(), 1);
+        let k = &ks[0];
+        assert_eq!(k.name, "k");
+        assert_eq!(k.code.len(), 8);
+        let ctrl = Control::decode(k.code[0]).unwrap();
+        assert_eq!(ctrl.0, [0x20, 0x25, 0, 0, 0, 0, 0]);
+        let text: Vec<String> = (1..8)
+            .map(|i| disassemble(k.code[i], 8 * i as u64).unwrap())
+            .collect();
+        assert_eq!(text[0], "S2R R4, SR_TID.X;");
+        assert_eq!(text[1], "@!P0 BRA 0x10;");
+        assert_eq!(text[2], "@P0 BRA 0x20;");
+        assert_eq!(text[3], "EXIT;");
+        assert_eq!(text[4], "NOP;");
+        assert_eq!(k.exit_offsets, vec![0x20]);
+        assert_eq!(k.registers, 5);
+        assert_eq!(k.params, vec![ParamSpec::new(0, 4), ParamSpec::new(8, 8)]);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases = [
+            ("EXIT;", 1, "before any"),
+            (".kernel k\nFROB R0;", 2, "FROB"),
+            (".kernel k\n.registers 300", 2, "1..=255"),
+            (".kernel k\n.bogus 1", 2, "unknown directive"),
+            (".kernel k\nl: EXIT;\nl: EXIT;", 3, "twice"),
+            (".kernel k\n[0:0:2:0:00] EXIT;", 2, "control field"),
+            ("code for sm_52", 1, "sm_35"),
+            (".kernel k\nBRA nowhere;", 2, "BRA"),
+        ];
+        for (src, line, what) in cases {
+            let e = assemble_source(src).unwrap_err();
+            assert_eq!(e.line, line, "{src}: {e}");
+            assert!(e.to_string().contains(what), "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_listing_encoding_picks_among_words_that_print_alike() {
+        // FMUL32I's immediate: every NaN prints as +QNAN; ptxas wrote 0x7fffffff.
+        let listed = 0x243f_ffff_ff9c_0026u64;
+        let src = format!(".kernel k\n/*0008*/ FMUL32I.SAT R9, R0, +QNAN ; /* {listed:#018x} */\n");
+        assert_eq!(assemble_source(&src).unwrap()[0].code[1], listed);
+        // Without it, the canonical NaN; with an edited text, the hint is ignored.
+        let plain = assemble_source(".kernel k\nFMUL32I.SAT R9, R0, +QNAN ;").unwrap();
+        assert_ne!(plain[0].code[1], listed);
+        let edited = format!(".kernel k\nFMUL32I.SAT R8, R0, +QNAN ; /* {listed:#018x} */");
+        let w = assemble_source(&edited).unwrap()[0].code[1];
+        assert_eq!(disassemble(w, 8).unwrap(), "FMUL32I.SAT R8, R0, +QNAN ;");
+    }
+
+    #[test]
+    fn slot_addresses_skip_control_words() {
+        assert_eq!(slot_addr(0), 0x8);
+        assert_eq!(slot_addr(6), 0x38);
+        assert_eq!(slot_addr(7), 0x48);
+    }
+
+    #[test]
+    fn register_count_counts_wide_operands() {
+        assert_eq!(highest_register("DADD R4, R2, R6;"), 7);
+        assert_eq!(highest_register("LDS.128 R8, [R3];"), 11);
+        assert_eq!(highest_register("MOV R1, c[0x0][0x44];"), 1);
+        assert_eq!(highest_register("EXIT;"), -1);
+    }
+}
