@@ -25,10 +25,66 @@ pub enum IsaCmd {
         #[arg(long)]
         problems: bool,
     },
+    /// Decode instruction words: one line each, the text (as at --addr) or why not.
+    Decode {
+        /// 64-bit words in hex (`0x4c00000000001c12`).
+        #[arg(required = true)]
+        words: Vec<String>,
+        /// Byte address of the words (branch targets are absolute).
+        #[arg(long, default_value = "0x8", value_parser = parse_hex)]
+        addr: u64,
+    },
+    /// Encode instruction texts: one word per text, or why not.
+    Encode {
+        /// Instruction texts as nvdisasm prints them (`"FFMA R0, R1, R2, R3;"`).
+        #[arg(required = true)]
+        texts: Vec<String>,
+        /// Byte address of the instructions (branch targets are absolute).
+        #[arg(long, default_value = "0x8", value_parser = parse_hex)]
+        addr: u64,
+    },
+}
+
+fn parse_hex(s: &str) -> Result<u64, String> {
+    let t = s.trim_start_matches("0x");
+    u64::from_str_radix(t, 16).map_err(|_| format!("`{s}` is not a hex number"))
 }
 
 pub fn run(cmd: IsaCmd) -> Result<()> {
     match cmd {
+        IsaCmd::Decode { words, addr } => {
+            let mut failed = 0;
+            for w in &words {
+                let word = parse_hex(w).map_err(anyhow::Error::msg)?;
+                match sim_isa::decode::disassemble(word, addr) {
+                    Ok(t) => println!("{word:#018x}  {t}"),
+                    Err(e) => {
+                        failed += 1;
+                        println!("{word:#018x}  error: {e}");
+                    }
+                }
+            }
+            if failed > 0 {
+                anyhow::bail!("{failed} of {} words do not decode", words.len());
+            }
+            Ok(())
+        }
+        IsaCmd::Encode { texts, addr } => {
+            let mut failed = 0;
+            for t in &texts {
+                match sim_isa::encode::assemble(t, addr) {
+                    Ok(w) => println!("{w:#018x}  {}", sim_isa::encode::normalize(t)),
+                    Err(e) => {
+                        failed += 1;
+                        println!("error: {e}");
+                    }
+                }
+            }
+            if failed > 0 {
+                anyhow::bail!("{failed} of {} texts do not encode", texts.len());
+            }
+            Ok(())
+        }
         IsaCmd::Crack {
             corpus,
             sweep,

@@ -10,14 +10,21 @@ use std::sync::OnceLock;
 
 use crate::render;
 use crate::sm35_table::FORMS;
-use crate::table::{gather, Form, Piece};
+use crate::table::{gather, scatter, Form, Piece};
 
 /// Why a word does not decode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
-    /// No form's fixed bits match.
-    #[error("{word:#018x}: no sm_35 instruction has these opcode bits")]
-    Unknown { word: u64 },
+    /// No form's fixed bits match. `nearest` is the known form whose fixed bits
+    /// differ in fewest places, and those bits.
+    #[error(
+        "{word:#018x}: no sm_35 instruction has these opcode bits{}",
+        nearest_text(nearest)
+    )]
+    Unknown {
+        word: u64,
+        nearest: Option<(&'static str, u64)>,
+    },
     /// A form matches, but one of its bit groups holds a value that is not valid.
     #[error("{word:#018x}: {mnemonic} with bits {bits} = {value:#x}, which is not a valid value")]
     BadField {
@@ -26,6 +33,15 @@ pub enum DecodeError {
         bits: String,
         value: u64,
     },
+}
+
+/// One group of an instruction's bits, typed: the text around its value and
+/// what the value means. A field with `Value::None` is a run of modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub pre: &'static str,
+    pub post: &'static str,
+    pub value: render::Value,
 }
 
 /// A decoded instruction: its form and the word.
@@ -37,9 +53,21 @@ pub struct Instruction {
     pub word: u64,
 }
 
+/// Bits of a word that pick its bucket: 63..52 and 1..0, which hold the opcode
+/// of nearly every form.
+const KEY_BITS: [u8; 14] = [0, 1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63];
+
 struct Index {
     /// Distinct masks, most bits first, each with its forms by fixed-bit value.
     by_mask: Vec<(u64, HashMap<u64, usize>)>,
+    /// For each value of the key bits, the forms that can match, most specific
+    /// first: `items[start[k]..start[k + 1]]`.
+    start: Vec<u32>,
+    items: Vec<u16>,
+}
+
+fn key_of(word: u64) -> usize {
+    gather(word, &KEY_BITS) as usize
 }
 
 fn index() -> &'static Index {
@@ -51,7 +79,36 @@ fn index() -> &'static Index {
         }
         let mut by_mask: Vec<(u64, HashMap<u64, usize>)> = m.into_iter().collect();
         by_mask.sort_by_key(|(mask, _)| (std::cmp::Reverse(mask.count_ones()), *mask));
-        Index { by_mask }
+        // Buckets: each form goes to every key value its fixed bits allow, in the
+        // order the masks are tried.
+        let mut buckets: Vec<Vec<u16>> = vec![Vec::new(); 1 << KEY_BITS.len()];
+        for (mask, forms) in &by_mask {
+            let kmask = gather(*mask, &KEY_BITS);
+            let free: Vec<u8> = (0..KEY_BITS.len() as u8)
+                .filter(|b| kmask >> b & 1 == 0)
+                .collect();
+            let mut sorted: Vec<usize> = forms.values().copied().collect();
+            sorted.sort_unstable();
+            for i in sorted {
+                let kbits = gather(FORMS[i].bits, &KEY_BITS);
+                for v in 0..1u64 << free.len() {
+                    let k = scatter(kbits, &free, v) as usize;
+                    buckets[k].push(i as u16);
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(buckets.len() + 1);
+        let mut items = Vec::new();
+        for b in &buckets {
+            start.push(items.len() as u32);
+            items.extend_from_slice(b);
+        }
+        start.push(items.len() as u32);
+        Index {
+            by_mask,
+            start,
+            items,
+        }
     })
 }
 
@@ -75,9 +132,13 @@ pub fn index_order() -> Vec<usize> {
 
 /// Decodes one instruction word (not a control word).
 pub fn decode(word: u64) -> Result<Instruction, DecodeError> {
-    for (mask, forms) in &index().by_mask {
-        if let Some(&i) = forms.get(&(word & mask)) {
-            let form = &FORMS[i];
+    let idx = index();
+    let k = key_of(word);
+    let candidates = &idx.items[idx.start[k] as usize..idx.start[k + 1] as usize];
+    for &i in candidates {
+        let i = i as usize;
+        let form = &FORMS[i];
+        if word & form.mask == form.bits {
             for g in form.groups {
                 let deco = gather(word, g.deco_bits);
                 if !matches!(g.table.get(deco as usize), Some(Some(_))) {
@@ -102,7 +163,46 @@ pub fn decode(word: u64) -> Result<Instruction, DecodeError> {
             });
         }
     }
-    Err(DecodeError::Unknown { word })
+    Err(DecodeError::Unknown {
+        word,
+        nearest: nearest(word),
+    })
+}
+
+/// The form whose fixed bits differ from `word`'s in fewest places (first in
+/// the decoder's order on a tie), and the differing bits.
+fn nearest(word: u64) -> Option<(&'static str, u64)> {
+    let idx = index();
+    idx.by_mask
+        .iter()
+        .flat_map(|(_, forms)| forms.values())
+        .map(|&i| (&FORMS[i], (word & FORMS[i].mask) ^ FORMS[i].bits))
+        .min_by_key(|(f, d)| {
+            (
+                d.count_ones(),
+                std::cmp::Reverse(f.mask.count_ones()),
+                f.bits,
+            )
+        })
+        .map(|(f, d)| (f.mnemonic, d))
+}
+
+fn nearest_text(nearest: &Option<(&'static str, u64)>) -> String {
+    match nearest {
+        Some((m, d)) => {
+            let bits: Vec<String> = (0..64)
+                .rev()
+                .filter(|b| d >> b & 1 == 1)
+                .map(|b| b.to_string())
+                .collect();
+            format!(
+                " (nearest: {m}, which differs in bit{} {})",
+                if bits.len() == 1 { "" } else { "s" },
+                bits.join(", ")
+            )
+        }
+        None => String::new(),
+    }
 }
 
 impl Instruction {
@@ -126,6 +226,25 @@ impl Instruction {
             }
         }
         out
+    }
+
+    /// The instruction's fields in text order: for each group of its bits, the
+    /// text around the value (modifiers such as `.FTZ`, a guard `@!P0 `, `-`,
+    /// `|`) and the value's meaning, for the instruction at byte `addr`.
+    pub fn fields(&self, addr: u64) -> impl Iterator<Item = Field> + '_ {
+        self.form.template.iter().filter_map(move |p| match *p {
+            Piece::Lit(_) => None,
+            Piece::Hole(g) => {
+                let g = &self.form.groups[g as usize];
+                let (deco, val) = g.split(self.word);
+                let (pre, post) = g.table.get(deco as usize).copied().flatten()?;
+                Some(Field {
+                    pre,
+                    post,
+                    value: render::value_of(g.fmt, val, g.value_bits.len() as u32, addr),
+                })
+            }
+        })
     }
 
     /// The base mnemonic, e.g. `FFMA`.
@@ -160,6 +279,30 @@ mod tests {
         for (w, addr, text) in cases {
             assert_eq!(disassemble(w, addr).as_deref(), Ok(text), "{w:#018x}");
         }
+    }
+
+    #[test]
+    fn fields_give_typed_operands() {
+        use render::Value;
+        let i = decode(0x4c00_0000_291c_0012).unwrap(); // FFMA R4, R0, c[0x0][0x148], R0;
+        let vals: Vec<Value> = i.fields(0x38).map(|f| f.value).collect();
+        assert!(vals.contains(&Value::Reg(4)));
+        assert!(
+            vals.contains(&Value::CBank {
+                bank: 0,
+                offset: 0x148
+            }) || vals.contains(&Value::Int(0x148))
+        );
+        let b = decode(0x1200_7fff_fc1c_003c).unwrap(); // BRA 0x68 at 0x68
+        assert!(b.fields(0x68).any(|f| f.value == Value::Target(0x68)));
+        let g = decode(0x1800_0000_0000_003c).unwrap(); // @P0 EXIT;
+        assert!(g.fields(0x50).any(|f| f.pre == "@P0 "));
+    }
+
+    #[test]
+    fn unknown_words_name_the_nearest_form() {
+        let e = decode(0x1000_0000_001c_003c).unwrap_err().to_string(); // JMX R0, not yet cracked
+        assert!(e.contains("nearest: "), "{e}");
     }
 
     #[test]

@@ -19,6 +19,71 @@ pub fn sext(v: u64, width: u32) -> i64 {
     ((v << s) as i64) >> s
 }
 
+/// The meaning of a group's value part, for code that works with operands rather
+/// than text (the simulator). Offsets are in bytes, targets absolute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// A group with no value part (modifiers only).
+    None,
+    /// A general register, 0..=254; 255 is RZ.
+    Reg(u8),
+    /// A predicate, 0..=6; 7 is PT.
+    Pred(u8),
+    /// An integer immediate as printed (scaled, sign-extended where signed).
+    Int(i64),
+    /// A 32-bit float immediate's IEEE bits (low bits zero for 20-bit fields).
+    F32(u32),
+    /// A double immediate's IEEE bits (low bits zero).
+    F64(u64),
+    /// A branch target: a byte address.
+    Target(i64),
+    /// `c[bank][offset]`.
+    CBank { bank: u8, offset: i32 },
+    /// `c[bank][reg+offset]` without the bank (a decoration prints it): reg 255
+    /// is RZ.
+    CIndex { reg: u8, offset: i32 },
+    /// A memory operand `[reg+offset]`: reg 255 is RZ (absolute address).
+    Addr { reg: u8, offset: i64 },
+}
+
+/// The meaning of `value` (a field `width` bits wide) in format `fmt`, for the
+/// instruction at `addr`. Agrees with [`render`]: same scaling, signs and targets.
+pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
+    match fmt {
+        Fmt::None => Value::None,
+        Fmt::Reg => Value::Reg(value as u8),
+        Fmt::Pred => Value::Pred(value as u8),
+        Fmt::Hex { shl } => Value::Int((value << shl) as i64),
+        Fmt::SHex { shl } => Value::Int(sext(value, width) << shl),
+        Fmt::PcRel => Value::Target(
+            (addr as i64)
+                .wrapping_add(8)
+                .wrapping_add(sext(value, width)),
+        ),
+        Fmt::CBank { off_bits, .. } => Value::CBank {
+            bank: (value >> off_bits) as u8,
+            offset: (sext(value & ((1u64 << off_bits) - 1), off_bits as u32) << 2) as i32,
+        },
+        Fmt::CIndex => Value::CIndex {
+            reg: (value & 0xff) as u8,
+            offset: sext(value >> 8, width.saturating_sub(8)) as i32,
+        },
+        Fmt::Addr { shl } => {
+            let reg = (value & 0xff) as u8;
+            let ow = width.saturating_sub(8);
+            let off = value >> 8;
+            let offset = if reg == 255 {
+                ((off << shl) & mask_of(ow + shl as u32)) as i64
+            } else {
+                sext(off, ow) << shl
+            };
+            Value::Addr { reg, offset }
+        }
+        Fmt::F32 { shift } => Value::F32((value << shift) as u32),
+        Fmt::F64 { shift } => Value::F64(value << shift),
+    }
+}
+
 /// Appends the text of `value` (a field `width` bits wide) in format `fmt` to
 /// `out`. `addr` is the address of the instruction (for branch targets). Returns
 /// false when the format cannot print this value.

@@ -419,6 +419,33 @@ pub fn crack(
             .zip(plans.iter())
             .map(|(key, plan)| finish_form(&l, &works[key], plan))
             .collect();
+        // A wide group no format explains, all of whose bits change modifiers, is
+        // a run of modifiers: enumerate it in full and learn it as a table.
+        let mut again = Vec::new();
+        for (i, f) in forms.iter().enumerate() {
+            let Some(g) = f.groups.iter().find(|g| g.table.is_empty()) else {
+                continue;
+            };
+            let bits = &g.deco_bits;
+            if bits.len() > MAX_ENUM_BITS
+                && bits.len() <= MAX_FULL_BITS
+                && !plans[i].full.contains(bits)
+                && modifier_bits(&l, &works[&keys[i]], &plans[i], bits)
+            {
+                plans[i].full.push(bits.clone());
+                again.push(i);
+            }
+        }
+        if !again.is_empty() {
+            l.fetch(again.iter().flat_map(|&i| plans[i].enum_words()))?;
+            for &i in &again {
+                forms[i] = finish_form(&l, &works[&keys[i]], &plans[i]);
+            }
+            log(&format!(
+                "{} forms with wide modifier groups enumerated in full",
+                again.len()
+            ));
+        }
 
         // Pass 5: validation with random words of each form; each disagreement
         // merges the groups whose holes touch the text that differs.
@@ -608,13 +635,28 @@ struct Plan {
     groups: Vec<(Vec<u8>, usize, usize)>,
     ignored: u64,
     problem: Option<String>,
+    /// Groups (by bits) enumerated in full though wider than [`MAX_ENUM_BITS`].
+    full: Vec<Vec<u8>>,
 }
 
+/// Groups of up to this many bits that no format explains, and whose bits all
+/// change modifiers, are enumerated in full (SUSTGA's run of 14 modifier bits).
+const MAX_FULL_BITS: usize = 14;
+
 impl Plan {
+    /// The values of a group's bits that are probed.
+    fn values(&self, bits: &[u8]) -> Vec<u64> {
+        if self.full.iter().any(|b| b == bits) {
+            (0..1u64 << bits.len()).collect()
+        } else {
+            sample_values(bits.len())
+        }
+    }
+
     fn enum_words(&self) -> Vec<u64> {
         let mut out = Vec::new();
         for (bits, _, _) in &self.groups {
-            for v in sample_values(bits.len()) {
+            for v in self.values(bits) {
                 out.push(scatter(self.base, bits, v));
             }
         }
@@ -748,6 +790,7 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
             groups: Vec::new(),
             ignored,
             problem: Some(format!("no variant shows all {} groups", bit_groups.len())),
+            full: Vec::new(),
         };
     };
     let m = &spans[vi];
@@ -774,6 +817,7 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         groups: normalize(groups),
         ignored,
         problem: None,
+        full: Vec::new(),
     }
 }
 
@@ -914,7 +958,7 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         // Hole texts for each sampled value.
         let mut holes: Vec<(u64, Option<String>)> = Vec::new();
         let mut bad = None;
-        for v in sample_values(bits.len()) {
+        for v in plan.values(bits) {
             let word = scatter(plan.base, bits, v);
             match l.canon(word, &pcrel) {
                 Err(_) => holes.push((v, None)),
@@ -979,7 +1023,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             }
         }
     }
-    let exhaustive = n <= MAX_ENUM_BITS;
+    let exhaustive = holes.len() == 1 << n;
     // Candidate value parts: the bits that change only numbers; those plus one more
     // bit on top (a sign kept apart, as in the 20-bit float immediates); all bits.
     let mut candidates: Vec<Vec<usize>> = Vec::new();
@@ -1155,6 +1199,26 @@ fn try_fmt(
 }
 
 /// Text with numeric tokens replaced by `#`.
+/// True when flipping any one of `bits` from the plan's base word changes no
+/// number alone: no bit is a value bit (some may change nothing by themselves).
+fn modifier_bits(l: &Learner, w: &Work, plan: &Plan, bits: &[u8]) -> bool {
+    let key = (w.mask, w.seed & w.mask);
+    let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
+    let Ok(base) = l.canon(plan.base, &pcrel) else {
+        return false;
+    };
+    let zs = skeleton(&base);
+    bits.iter().all(|&b| {
+        let word = plan.base ^ (1u64 << b);
+        l.cache
+            .get(&word)
+            .is_some_and(|_| match l.canon(word, &pcrel) {
+                Ok(t) => t == base || skeleton(&t) != zs,
+                Err(_) => true,
+            })
+    })
+}
+
 fn skeleton(t: &str) -> String {
     tokens(t)
         .iter()
