@@ -17,7 +17,7 @@ use sim_oracle::{Tools, Verdict};
 
 const WORDS: usize = 1_000_000;
 /// Agreement in parts per million that must hold, at least.
-const FLOOR_PPM: u64 = 985_000;
+const FLOOR_PPM: u64 = 990_000;
 
 struct Rng(u64);
 
@@ -74,6 +74,8 @@ fn mutated_words_decode_as_nvdisasm_decodes_them() {
         (0u64, 0u64, 0u64, 0u64, 0u64);
     let (mut enc_exact, mut enc_canon, mut enc_alias, mut enc_bad) = (0u64, 0u64, 0u64, 0u64);
     let mut wrong: BTreeMap<String, u64> = BTreeMap::new();
+    // One example per mnemonic: word, nvdisasm's verdict, ours.
+    let mut first: BTreeMap<String, String> = BTreeMap::new();
     let mut examples = Vec::new();
     for (&w, (v, addr)) in words.iter().zip(&verdicts) {
         let ours = disassemble(w, *addr);
