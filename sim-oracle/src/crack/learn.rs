@@ -2,6 +2,7 @@
 //! forms at once and sends them to nvdisasm in large batches; answers are cached,
 //! so no word is ever disassembled twice.
 
+use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
 
 use sim_isa::render;
@@ -315,6 +316,35 @@ pub fn crack(
             new_keys.len(),
             works.len()
         ));
+        if round == 0 {
+            // Single flips of the seeds that make another instruction (FFMA32I
+            // from FFMA, BRX from BRA) seed forms of their own: one per text
+            // signature and fixed-bit value of the seed they came from.
+            let mut seen: HashSet<(String, u64)> = HashSet::new();
+            let mut extra: Vec<u64> = Vec::new();
+            for key in &new_keys {
+                let w = &works[key];
+                for i in 0..64 {
+                    let f = w.seed ^ (1u64 << i);
+                    let Ok(t) = l.canon(f, &w.pcrel) else {
+                        continue;
+                    };
+                    let sig = signature(&t);
+                    if sig != w.sig && seen.insert((sig, f & w.mask)) {
+                        extra.push(f);
+                    }
+                }
+            }
+            let extra_pcrel = find_pcrel(&mut l, &extra)?;
+            log(&format!(
+                "{} single flips that change the instruction seed forms too",
+                extra.len()
+            ));
+            for f in extra {
+                let pcrel = extra_pcrel.get(&f).cloned().unwrap_or_default();
+                pending.push((f, 0, pcrel));
+            }
+        }
         if new_keys.is_empty() {
             break;
         }
@@ -1198,7 +1228,6 @@ fn try_fmt(
     })
 }
 
-/// Text with numeric tokens replaced by `#`.
 /// True when flipping any one of `bits` from the plan's base word changes no
 /// number alone: no bit is a value bit (some may change nothing by themselves).
 fn modifier_bits(l: &Learner, w: &Work, plan: &Plan, bits: &[u8]) -> bool {
@@ -1219,6 +1248,7 @@ fn modifier_bits(l: &Learner, w: &Work, plan: &Plan, bits: &[u8]) -> bool {
     })
 }
 
+/// Text with numeric tokens replaced by `#`.
 fn skeleton(t: &str) -> String {
     tokens(t)
         .iter()
@@ -1298,29 +1328,4 @@ fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<Spans> {
         }
     }
     Some((out, holes))
-}
-
-#[allow(dead_code)]
-fn print_learned_old(f: &LearnedForm, word: u64) -> Option<String> {
-    if f.problem.is_some() && f.template.is_empty() {
-        return None;
-    }
-    let mut out = String::new();
-    for p in &f.template {
-        match p {
-            LearnedPiece::Lit(s) => out.push_str(s),
-            LearnedPiece::Hole(g) => {
-                let g = &f.groups[*g];
-                let deco = gather(word, &g.deco_bits) as usize;
-                let val = gather(word, &g.value_bits);
-                let (pre, post) = g.table.get(deco)?.as_ref()?;
-                out.push_str(pre);
-                if !render::render(&mut out, g.fmt, val, g.value_bits.len() as u32, 0) {
-                    return None;
-                }
-                out.push_str(post);
-            }
-        }
-    }
-    Some(out)
 }
