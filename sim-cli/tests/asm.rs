@@ -3,47 +3,13 @@
 //! annotations) becomes a cubin that NVIDIA's cuobjdump reads and lists exactly
 //! as `keplersim disasm` does; bad sources fail with one line naming file and line.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::{cuobjdump, keplersim, root};
 
 use sim_isa::cubin::Cubin;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn keplersim(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_keplersim"))
-        .args(args)
-        .output()
-        .expect("run keplersim");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn cuobjdump(file: &Path) -> String {
-    let tool = root().join(".oracle/bin/cuobjdump");
-    assert!(
-        tool.is_file(),
-        "{} is missing: run `bash scripts/fetch-oracle.sh`",
-        tool.display()
-    );
-    let out = Command::new(tool)
-        .arg("-sass")
-        .arg(file)
-        .output()
-        .expect("run cuobjdump");
-    assert!(
-        out.status.success(),
-        "cuobjdump refused {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("keplersim-asm-test-{}", std::process::id()));

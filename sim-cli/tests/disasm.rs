@@ -1,40 +1,9 @@
 //! End-to-end: `keplersim disasm` on real cubins against NVIDIA's `cuobjdump -sass`,
 //! and its errors on bad input (one line naming the file, non-zero exit, no panic).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn keplersim(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_keplersim"))
-        .args(args)
-        .output()
-        .expect("run keplersim");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn cuobjdump(file: &Path) -> String {
-    let tool = root().join(".oracle/bin/cuobjdump");
-    assert!(
-        tool.is_file(),
-        "{} is missing: run `bash scripts/fetch-oracle.sh`",
-        tool.display()
-    );
-    let out = Command::new(tool)
-        .arg("-sass")
-        .arg(file)
-        .output()
-        .expect("run cuobjdump");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use common::{cuobjdump, keplersim, root};
 
 #[test]
 fn listing_matches_cuobjdump_byte_for_byte() {
@@ -94,6 +63,29 @@ fn bad_inputs_are_one_line_errors() {
     one_line_error(&["disasm", trunc.to_str().unwrap()], "truncated.cubin");
     let sm52 = root().join("traces/cubin-fixtures/saxpy_sm52.cubin");
     one_line_error(&["disasm", sm52.to_str().unwrap()], "sm_52");
+    // sm_20 (ptxas 11.8 cannot build for it): saxpy with e_flags' SM fields set to 20.
+    let mut sm20 = saxpy.clone();
+    let flags = u32::from_le_bytes(sm20[0x30..0x34].try_into().unwrap());
+    let flags = (flags & !0x00ff_00ff) | 0x0014_0014;
+    sm20[0x30..0x34].copy_from_slice(&flags.to_le_bytes());
+    let sm20f = dir.join("sm20.cubin");
+    std::fs::write(&sm20f, &sm20).unwrap();
+    one_line_error(&["disasm", sm20f.to_str().unwrap()], "sm_20");
+    // A section table past the end of the file (e_shoff at 0x28).
+    let mut shoff = saxpy.clone();
+    shoff[0x28..0x30].copy_from_slice(&(saxpy.len() as u64 + 64).to_le_bytes());
+    let shofff = dir.join("shoff.cubin");
+    std::fs::write(&shofff, &shoff).unwrap();
+    one_line_error(&["disasm", shofff.to_str().unwrap()], "shoff.cubin");
+    // A section whose data lies past the end of the file.
+    let c = sim_isa::cubin::Cubin::parse(&saxpy).unwrap();
+    let e_shoff = u64::from_le_bytes(saxpy[0x28..0x30].try_into().unwrap()) as usize;
+    let text_sh = e_shoff + 64 * c.kernels[0].text_section;
+    let mut sec = saxpy.clone();
+    sec[text_sh + 0x18..text_sh + 0x20].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let secf = dir.join("section.cubin");
+    std::fs::write(&secf, &sec).unwrap();
+    one_line_error(&["disasm", secf.to_str().unwrap()], "section.cubin");
     one_line_error(
         &["disasm", dir.join("missing.cubin").to_str().unwrap()],
         "missing.cubin",

@@ -1,29 +1,15 @@
 //! Decoder, printer and encoder throughput on the 23,544 words of the PTX corpus
 //! (`cargo bench -p sim-isa --bench decode`); criterion prints words per second.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use sim_isa::decode::{decode, disassemble};
 use sim_isa::encode::assemble;
 
-fn corpus() -> Vec<(u64, String)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../traces/isa-corpus/corpus.txt"
-    );
-    std::fs::read_to_string(path)
-        .expect("read traces/isa-corpus/corpus.txt")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| {
-            let (hex, text) = l.split_once('\t')?;
-            let w = u64::from_str_radix(hex.trim_start_matches("0x"), 16).ok()?;
-            Some((w, text.to_string()))
-        })
-        .collect()
-}
-
 fn bench(c: &mut Criterion) {
-    let entries = corpus();
+    let entries = common::corpus();
     let words: Vec<u64> = entries.iter().map(|e| e.0).collect();
     let mut g = c.benchmark_group("sm35");
     g.throughput(Throughput::Elements(words.len() as u64));

@@ -416,11 +416,35 @@ fn slot_addr(slot: usize) -> u64 {
     8 * (slot / 7 * 8 + slot % 7 + 1) as u64
 }
 
+/// The control word of the group of seven being laid out.
+#[derive(Clone, Copy)]
+struct CtrlGroup {
+    /// Its index in the code.
+    at: usize,
+    /// The whole word, from a listing's control line.
+    given: Option<u64>,
+    /// Otherwise the fields from the annotations.
+    fields: [u8; 7],
+    /// Instructions placed in the group so far.
+    filled: usize,
+}
+
+impl CtrlGroup {
+    fn new(at: usize, given: Option<u64>) -> CtrlGroup {
+        CtrlGroup {
+            at,
+            given,
+            fields: [0; 7],
+            filled: 0,
+        }
+    }
+}
+
 fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
     // Lay out the words: a control word before every seven instructions, either
     // given (a listing's line) or built from the annotations.
     let mut code: Vec<u64> = Vec::new();
-    let mut pending_ctrl: Option<(usize, Option<u64>, [u8; 7], usize)> = None; // (index, given, fields, filled)
+    let mut pending_ctrl: Option<CtrlGroup> = None;
     let mut exits = Vec::new();
     let mut max_reg: i64 = -1;
     let mut slot = 0usize;
@@ -429,11 +453,10 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
         line: k.line,
         message: e.to_string(),
     })?;
-    let close = |code: &mut Vec<u64>, p: (usize, Option<u64>, [u8; 7], usize), line: usize| {
-        let (at, given, fields, _) = p;
-        code[at] = match given {
+    let close = |code: &mut Vec<u64>, p: CtrlGroup, line: usize| {
+        code[p.at] = match p.given {
             Some(w) => {
-                if fields.iter().any(|&f| f != 0) {
+                if p.fields.iter().any(|&f| f != 0) {
                     return err(
                         line,
                         "instructions with `[..]` annotations under a whole control word line",
@@ -441,7 +464,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 }
                 w
             }
-            None => Control(fields).encode(),
+            None => Control(p.fields).encode(),
         };
         Ok(())
     };
@@ -450,7 +473,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
         match item {
             Item::Control { word, line } => {
                 if let Some(p) = pending_ctrl {
-                    if p.3 != 7 {
+                    if p.filled != 7 {
                         return err(
                             *line,
                             "a control word line in the middle of a group of seven instructions",
@@ -461,7 +484,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 // Taken as it is: ptxas leaves other words in control slots too
                 // (a kernel's last `BRA` to itself, past its end).
                 code.push(0);
-                pending_ctrl = Some((code.len() - 1, Some(*word), [0; 7], 0));
+                pending_ctrl = Some(CtrlGroup::new(code.len() - 1, Some(*word)));
                 last_line = *line;
             }
             Item::Ins {
@@ -470,12 +493,12 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 hint,
                 line,
             } => {
-                if pending_ctrl.is_none_or(|p| p.3 == 7) {
+                if pending_ctrl.is_none_or(|p| p.filled == 7) {
                     if let Some(p) = pending_ctrl {
                         close(&mut code, p, *line)?;
                     }
                     code.push(0);
-                    pending_ctrl = Some((code.len() - 1, None, [0; 7], 0));
+                    pending_ctrl = Some(CtrlGroup::new(code.len() - 1, None));
                 }
                 let addr = addr_of(slot);
                 debug_assert_eq!(addr, 8 * code.len() as u64);
@@ -497,9 +520,9 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 code.push(word);
                 if let Some(p) = pending_ctrl.as_mut() {
                     if let Some(f) = field {
-                        p.2[p.3] = *f;
+                        p.fields[p.filled] = *f;
                     }
-                    p.3 += 1;
+                    p.filled += 1;
                 }
                 slot += 1;
                 last_line = *line;
@@ -507,9 +530,9 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
         }
     }
     if let Some(mut p) = pending_ctrl {
-        while p.3 < 7 {
+        while p.filled < 7 {
             code.push(nop);
-            p.3 += 1;
+            p.filled += 1;
         }
         close(&mut code, p, last_line)?;
     }

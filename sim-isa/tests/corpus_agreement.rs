@@ -6,6 +6,8 @@
 //! at the agreement already reached (`FLOOR`) and prints the figures, so any
 //! regression fails and any gain is visible.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use sim_isa::decode::disassemble;
@@ -15,20 +17,11 @@ const FLOOR: usize = 23_527;
 
 #[test]
 fn corpus_words_print_as_nvdisasm_prints_them() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../traces/isa-corpus/corpus.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("read traces/isa-corpus/corpus.txt");
     let (mut total, mut agree) = (0usize, 0usize);
     let mut wrong_by_mnemonic: BTreeMap<String, usize> = BTreeMap::new();
     let mut examples = Vec::new();
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (hex, want) = line.split_once('\t').expect("word<TAB>text");
-        let word = u64::from_str_radix(hex.trim_start_matches("0x"), 16).expect("hex word");
+    for (word, want) in common::corpus() {
+        let want = want.as_str();
         total += 1;
         let got = disassemble(word, 0x8);
         if got.as_deref() == Ok(want) {

@@ -5,6 +5,8 @@
 //! printed `+QNAN`), which must print that text. Words whose text the table does
 //! not yet print (see `corpus_agreement.rs`) are counted apart. Needs no tools.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use sim_isa::decode::disassemble;
@@ -15,21 +17,12 @@ const FLOOR: usize = 23_504;
 
 #[test]
 fn corpus_texts_encode_to_their_words() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../traces/isa-corpus/corpus.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("read traces/isa-corpus/corpus.txt");
     let (mut total, mut printed, mut exact, mut canon) = (0usize, 0usize, 0usize, 0usize);
     let mut bad = 0usize;
     let mut wrong: BTreeMap<String, usize> = BTreeMap::new();
     let mut examples = Vec::new();
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (hex, want) = line.split_once('\t').expect("word<TAB>text");
-        let word = u64::from_str_radix(hex.trim_start_matches("0x"), 16).expect("hex word");
+    for (word, want) in common::corpus() {
+        let want = want.as_str();
         total += 1;
         if disassemble(word, 0x8).as_deref() != Ok(want) {
             continue;

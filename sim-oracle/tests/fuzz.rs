@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use sim_isa::decode::{decode, disassemble};
 use sim_isa::encode::assemble;
+use sim_oracle::corpus;
 use sim_oracle::{Tools, Verdict};
 
 const WORDS: usize = 1_000_000;
@@ -31,19 +32,9 @@ impl Rng {
 }
 
 fn corpus_words() -> Vec<u64> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../traces/isa-corpus/corpus.txt"
-    );
-    std::fs::read_to_string(path)
-        .expect("read traces/isa-corpus/corpus.txt")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let hex = l.split('\t').next().unwrap_or("");
-            u64::from_str_radix(hex.trim_start_matches("0x"), 16).expect("hex word")
-        })
-        .collect()
+    let path = corpus::corpus_path(&corpus::default_dir());
+    let c = corpus::Corpus::read(&path).unwrap_or_else(|e| panic!("{e}"));
+    c.entries.iter().map(|e| e.word).collect()
 }
 
 #[test]
