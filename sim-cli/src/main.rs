@@ -25,6 +25,10 @@ enum Cmd {
         /// Also show each control word's seven fields in the T:G:D:S:NN notation.
         #[arg(long)]
         control: bool,
+        /// Also print each kernel's assembler directives (.registers, .param, ...),
+        /// so that `keplersim asm` rebuilds the whole kernel, not only its code.
+        #[arg(long)]
+        directives: bool,
     },
     /// Assemble SASS (hand-written, or a `disasm` listing) into an sm_35 cubin.
     Asm {
@@ -46,7 +50,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
-        Cmd::Disasm { file, control } => disasm(&file, control),
+        Cmd::Disasm {
+            file,
+            control,
+            directives,
+        } => disasm(&file, control, directives),
         Cmd::Asm { file, output } => asm(&file, &output),
     };
     match r {
@@ -63,12 +71,13 @@ pub fn read_file(path: &PathBuf) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
 }
 
-fn disasm(file: &PathBuf, control: bool) -> Result<()> {
+fn disasm(file: &PathBuf, control: bool, directives: bool) -> Result<()> {
     let bytes = read_file(file)?;
     let cubin = sim_isa::cubin::Cubin::parse(&bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let opts = sim_isa::listing::ListingOptions {
         control_fields: control,
+        directives,
     };
     let text = sim_isa::listing::listing(&cubin, opts)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;

@@ -114,3 +114,43 @@ fn bad_sources_fail_with_file_and_line() {
     let (ok, _, err) = keplersim(&["asm", "/nonexistent.sass", "-o", "/tmp/x.cubin"]);
     assert!(!ok && err.contains("/nonexistent.sass"), "{err}");
 }
+
+#[test]
+fn listings_with_directives_rebuild_the_whole_kernel() {
+    for name in [
+        "saxpy",
+        "shared_reverse",
+        "two_entries",
+        "local_array",
+        "globals",
+    ] {
+        let f = root().join(format!("traces/cubin-fixtures/{name}.cubin"));
+        let (ok, listing, err) = keplersim(&["disasm", "--directives", f.to_str().unwrap()]);
+        assert!(ok, "{name}: {err}");
+        assert!(listing.contains("\t.registers "), "{listing}");
+        let src = scratch(&format!("{name}-dir.sass"));
+        std::fs::write(&src, &listing).unwrap();
+        let out = scratch(&format!("{name}-dir.cubin"));
+        let (ok, _, err) = keplersim(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert!(ok, "{name}: {err}");
+        let a = Cubin::parse(&std::fs::read(&f).unwrap()).unwrap();
+        let b = Cubin::parse(&std::fs::read(&out).unwrap()).unwrap();
+        for ka in &a.kernels {
+            let kb = b
+                .kernels
+                .iter()
+                .find(|k| k.name == ka.name)
+                .expect("kernel");
+            let (sa, sb) = (ka.to_spec(), kb.to_spec());
+            assert_eq!(sa.code, sb.code, "{name}/{}", ka.name);
+            assert_eq!(sa.registers, sb.registers, "{name}/{}", ka.name);
+            assert_eq!(sa.params, sb.params, "{name}/{}", ka.name);
+            assert_eq!(sa.shared_size, sb.shared_size, "{name}/{}", ka.name);
+            assert_eq!(sa.max_threads, sb.max_threads, "{name}/{}", ka.name);
+            assert_eq!(sa.req_ntid, sb.req_ntid, "{name}/{}", ka.name);
+            assert_eq!(sa.frame_size, sb.frame_size, "{name}/{}", ka.name);
+            assert_eq!(sa.barriers, sb.barriers, "{name}/{}", ka.name);
+            assert_eq!(sa.exit_offsets, sb.exit_offsets, "{name}/{}", ka.name);
+        }
+    }
+}

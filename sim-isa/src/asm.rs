@@ -13,10 +13,10 @@
 //! ```text
 //! .kernel saxpy            // starts a kernel (or: Function : saxpy)
 //! .param 4                 // a parameter of 4 bytes (natural alignment, at most 8)
-//! .param 8                 // ... 8 bytes: c[0x0][0x148]
+//! .param 8                 // ... 8 bytes: c[0x0][0x148] (or `.param 8 @0x8`)
 //! .registers 8             // registers per thread (default: the highest named + 1)
 //! .shared 1024             // bytes of static shared memory
-//! .maxntid 256             // also .reqntid X [Y [Z]], .frame BYTES
+//! .maxntid 256             // also .reqntid X [Y [Z]], .frame BYTES, .barriers N
 //! .alias x R4              // `x` stands for R4 (or a predicate: .alias done P0)
 //! [0x20] S2R R0, SR_TID.X;
 //! loop:
@@ -65,6 +65,7 @@ struct KernelSrc {
     max_threads: Option<[u32; 3]>,
     req_ntid: Option<[u32; 3]>,
     frame: u32,
+    barriers: Option<u32>,
 }
 
 enum Item {
@@ -94,6 +95,7 @@ impl KernelSrc {
             max_threads: None,
             req_ntid: None,
             frame: 0,
+            barriers: None,
         }
     }
 }
@@ -283,15 +285,8 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         ".param" => {
             nargs(1, 2)?;
             let size = num(args[0])?;
-            let align = match args.get(1) {
-                Some(a) => num(a)?,
-                None => size.clamp(1, 8),
-            };
-            if size == 0 || !align.is_power_of_two() {
-                return err(
-                    line,
-                    "`.param SIZE [ALIGN]`: size > 0, align a power of two",
-                );
+            if size == 0 {
+                return err(line, "`.param 0`: a parameter has at least one byte");
             }
             let end = k
                 .params
@@ -299,7 +294,32 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
                 .map(|p| u64::from(p.offset) + u64::from(p.size))
                 .max()
                 .unwrap_or(0);
-            let offset = end.div_ceil(align) * align;
+            // `@OFFSET` places it; otherwise the next offset with its alignment.
+            let offset = match args.get(1) {
+                Some(a) if a.starts_with('@') => {
+                    let o = num(&a[1..])?;
+                    if o < end {
+                        return err(
+                            line,
+                            format!("`.param {size} {a}` overlaps the parameter before"),
+                        );
+                    }
+                    o
+                }
+                other => {
+                    let align = match other {
+                        Some(a) => num(a)?,
+                        None => size.clamp(1, 8),
+                    };
+                    if !align.is_power_of_two() {
+                        return err(
+                            line,
+                            "`.param SIZE [ALIGN | @OFFSET]`: ALIGN a power of two",
+                        );
+                    }
+                    end.div_ceil(align) * align
+                }
+            };
             if offset + size > 4096 {
                 return err(line, "parameters exceed the 4 KiB parameter space");
             }
@@ -335,6 +355,14 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
             } else {
                 k.req_ntid = Some(d);
             }
+        }
+        ".barriers" => {
+            nargs(1, 1)?;
+            let b = num(args[0])?;
+            if b > 16 {
+                return err(line, format!("`.barriers {b}`: sm_35 has 16 barriers"));
+            }
+            k.barriers = Some(b as u32);
         }
         ".alias" => {
             nargs(2, 2)?;
@@ -446,6 +474,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
     let mut code: Vec<u64> = Vec::new();
     let mut pending_ctrl: Option<CtrlGroup> = None;
     let mut exits = Vec::new();
+    let mut uses_bar = false;
     let mut max_reg: i64 = -1;
     let mut slot = 0usize;
     let addr_of = |s: usize| slot_addr(s);
@@ -513,8 +542,10 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                         word = h;
                     }
                 }
-                if base_mnemonic(&t) == "EXIT" {
-                    exits.push(addr as u32);
+                match base_mnemonic(&t) {
+                    "EXIT" => exits.push(addr as u32),
+                    "BAR" => uses_bar = true,
+                    _ => {}
                 }
                 max_reg = max_reg.max(highest_register(&t));
                 code.push(word);
@@ -551,6 +582,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
     spec.frame_size = k.frame;
     spec.min_stack_size = k.frame;
     spec.exit_offsets = exits;
+    spec.barriers = k.barriers.unwrap_or(u32::from(uses_bar));
     Ok(spec)
 }
 
@@ -639,6 +671,8 @@ mod tests {
             (".kernel k\nl: EXIT;\nl: EXIT;", 3, "twice"),
             (".kernel k\n[0:0:2:0:00] EXIT;", 2, "control field"),
             ("code for sm_52", 1, "sm_35"),
+            (".kernel k\n.param 8\n.param 4 @0x4", 3, "overlaps"),
+            (".kernel k\n.barriers 17", 2, "16 barriers"),
             (".kernel k\nBRA nowhere;", 2, "BRA"),
         ];
         for (src, line, what) in cases {
@@ -660,6 +694,23 @@ mod tests {
         let edited = format!(".kernel k\nFMUL32I.SAT R8, R0, +QNAN ; /* {listed:#018x} */");
         let w = assemble_source(&edited).unwrap()[0].code[1];
         assert_eq!(disassemble(w, 8).unwrap(), "FMUL32I.SAT R8, R0, +QNAN ;");
+    }
+
+    #[test]
+    fn placed_parameters_and_barriers() {
+        let src = ".kernel k\n.param 4\n.param 8 @0x10\n.param 4\nBAR.SYNC 0x0;\nEXIT;";
+        let k = &assemble_source(src).unwrap()[0];
+        assert_eq!(
+            k.params,
+            vec![
+                ParamSpec::new(0, 4),
+                ParamSpec::new(0x10, 8),
+                ParamSpec::new(0x18, 4)
+            ]
+        );
+        assert_eq!(k.barriers, 1, "a BAR needs one barrier unless told");
+        let k = &assemble_source(".kernel k\n.barriers 3\nEXIT;").unwrap()[0];
+        assert_eq!(k.barriers, 3);
     }
 
     #[test]

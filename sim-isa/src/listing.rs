@@ -26,6 +26,10 @@ pub struct ListingError {
 pub struct ListingOptions {
     /// After each control word, its seven fields in the `T:G:D:S:NN` notation.
     pub control_fields: bool,
+    /// After each kernel's header, the assembler directives that give back its
+    /// `.nv.info` (`.registers`, `.param`, `.shared`, ...), so that `keplersim asm`
+    /// rebuilds the same kernel, not only the same code.
+    pub directives: bool,
 }
 
 /// The `cuobjdump -sass` text of every kernel of `cubin`.
@@ -65,6 +69,27 @@ fn function_listing(
         cubin.flags.sm(),
         cubin.flags.virtual_sm()
     );
+    if opts.directives {
+        if let Some(k) = cubin.kernels.iter().find(|k| k.name == name) {
+            let spec = k.to_spec();
+            let _ = writeln!(out, "\t.registers {}", spec.registers);
+            for p in &spec.params {
+                let _ = writeln!(out, "\t.param {} @{:#x}", p.size, p.offset);
+            }
+            if spec.shared_size > 0 {
+                let _ = writeln!(out, "\t.shared {}", spec.shared_size);
+            }
+            for (d, v) in [(".maxntid", spec.max_threads), (".reqntid", spec.req_ntid)] {
+                if let Some([x, y, z]) = v {
+                    let _ = writeln!(out, "\t{d} {x} {y} {z}");
+                }
+            }
+            if spec.frame_size > 0 {
+                let _ = writeln!(out, "\t.frame {}", spec.frame_size);
+            }
+            let _ = writeln!(out, "\t.barriers {}", spec.barriers);
+        }
+    }
     // Decode first: the encoding column depends on the longest text.
     let mut lines: Vec<Line> = Vec::with_capacity(code.len());
     for (i, &w) in code.iter().enumerate() {
