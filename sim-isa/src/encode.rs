@@ -175,7 +175,8 @@ impl Matcher<'_> {
                     // The value: try every end that leaves `post` next. Values
                     // hold no `,` or `;`, and no blank but the one in a spaced
                     // constant bank (`c[0x0] [0x154]`) and the one after `+INF`
-                    // (or `-QNAN`, `-0.0`).
+                    // (or `-QNAN`, `-0.0`), and the one before an indirect
+                    // branch's offset (`BRX R2 -0x1e8`).
                     let vtext = &self.text[vstart..];
                     let stop = vtext
                         .char_indices()
@@ -186,7 +187,9 @@ impl Matcher<'_> {
                                     && !(vtext[..i].ends_with(']') && vtext[i..].starts_with(" ["))
                                     && !spaced_float(
                                         vtext[..i].rsplit([' ', ',']).next().unwrap_or(""),
-                                    ))
+                                    )
+                                    && !vtext[i + 1..].starts_with("0x")
+                                    && !vtext[i + 1..].starts_with("-0x"))
                         })
                         .map_or(vtext.len(), |(i, _)| i);
                     for end in (1..=stop).rev() {

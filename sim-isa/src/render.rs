@@ -44,6 +44,8 @@ pub enum Value {
     CIndex { reg: u8, offset: i32 },
     /// A memory operand `[reg+offset]`: reg 255 is RZ (absolute address).
     Addr { reg: u8, offset: i64 },
+    /// An indirect branch: register plus signed offset.
+    RegJump { reg: u8, offset: i64 },
 }
 
 /// The meaning of `value` (a field `width` bits wide) in format `fmt`, for the
@@ -79,6 +81,10 @@ pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
             };
             Value::Addr { reg, offset }
         }
+        Fmt::RegJump => Value::RegJump {
+            reg: (value & 0xff) as u8,
+            offset: sext(value >> 8, width.saturating_sub(8)),
+        },
         Fmt::F32 { shift } => Value::F32((value << shift) as u32),
         Fmt::F64 { shift } => Value::F64(value << shift),
     }
@@ -155,6 +161,21 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
                 }
             } else {
                 render_reg_off(out, reg, off);
+            }
+            true
+        }
+        Fmt::RegJump => {
+            render(out, Fmt::Reg, value & 0xff, 8, 0);
+            let off = sext(value >> 8, width.saturating_sub(8));
+            if off != 0 {
+                out.push(' ');
+                render(
+                    out,
+                    Fmt::SHex { shl: 0 },
+                    value >> 8,
+                    width.saturating_sub(8),
+                    0,
+                );
             }
             true
         }
@@ -299,6 +320,17 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             }
             parse_reg_off(text, ow, 0)
         }
+        Fmt::RegJump => {
+            let ow = width.saturating_sub(8);
+            let (reg, off) = match text.split_once(' ') {
+                Some((r, o)) => (
+                    r,
+                    parse(Fmt::SHex { shl: 0 }, o, ow, 0).filter(|v| *v != 0)?,
+                ),
+                None => (text, 0),
+            };
+            Some(parse(Fmt::Reg, reg, 8, 0)? | off << 8)
+        }
         Fmt::Addr { shl } => {
             let ow = width.saturating_sub(8);
             if text == "RZ" {
@@ -409,6 +441,22 @@ mod tests {
                 ),
                 Some(v)
             );
+        }
+    }
+
+    #[test]
+    fn indirect_branch_targets() {
+        // Recorded from nvdisasm 11.8 (BRX with a 24-bit offset).
+        for (reg, off, text) in [
+            (2u64, 0u64, "R2"),
+            (2, 1, "R2 0x1"),
+            (2, 0x10, "R2 0x10"),
+            (2, 0xff_fe18, "R2 -0x1e8"),
+            (255, 0xff_fe18, "RZ -0x1e8"),
+        ] {
+            let v = reg | off << 8;
+            assert_eq!(r(Fmt::RegJump, v, 32, 0), text);
+            assert_eq!(parse(Fmt::RegJump, text, 32, 0), Some(v), "{text}");
         }
     }
 

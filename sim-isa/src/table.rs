@@ -90,6 +90,10 @@ pub enum Fmt {
     /// register (low 8 bits) and signed byte offset; with base `RZ` the offset
     /// alone, zero included: `c[0x3][0x0]`, `c[0x0][-0x1]`.
     CIndex,
+    /// An indirect branch target (`BRX R2 -0x1e8`, `JMX R0`): the low 8 value
+    /// bits are a register, the rest a signed offset printed after a blank when
+    /// it is not zero.
+    RegJump,
     /// The inside of a memory operand: the low 8 value bits are the base register,
     /// the rest a signed offset (in units of `1 << shl` bytes): `R2`, `R2+0x10`,
     /// `R2+-0x3`, `RZ`, and with base `RZ` the offset alone, unsigned:

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use sim_isa::decode::disassemble;
 
 /// Words of the corpus the committed table must print exactly, at least.
-const FLOOR: usize = 23_527;
+const FLOOR: usize = 23_534;
 
 #[test]
 fn corpus_words_print_as_nvdisasm_prints_them() {

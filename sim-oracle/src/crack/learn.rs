@@ -1144,7 +1144,12 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             },
         ];
         let mem: &[Fmt] = if is_mem {
-            &[Fmt::Addr { shl: 0 }, Fmt::Addr { shl: 2 }, Fmt::CIndex]
+            &[
+                Fmt::Addr { shl: 0 },
+                Fmt::Addr { shl: 2 },
+                Fmt::CIndex,
+                Fmt::RegJump,
+            ]
         } else {
             &[]
         };
