@@ -81,6 +81,17 @@ fn spaced_float(tok: &str) -> bool {
     tok == "-0.0" || matches!(tok.trim_start_matches(['+', '-']), "INF" | "QNAN" | "SNAN")
 }
 
+/// Whether the blank at byte `i` of `v` can be inside a value: the one in a
+/// spaced constant bank (`c[0x0] [0x154]`), the one after `+INF` (or `-QNAN`,
+/// `-0.0`), and the one before an indirect branch's offset (`BRX R2 -0x1e8`).
+fn blank_in_value(v: &str, i: usize) -> bool {
+    let (before, after) = (&v[..i], &v[i + 1..]);
+    (before.ends_with(']') && after.starts_with('['))
+        || spaced_float(before.rsplit([' ', ',']).next().unwrap_or(""))
+        || after.starts_with("0x")
+        || after.starts_with("-0x")
+}
+
 /// The base mnemonic of an instruction text: `FFMA` of `@!P0 FFMA.FTZ R0, ...`.
 pub fn base_mnemonic(text: &str) -> &str {
     let t = text.trim_start();
@@ -173,23 +184,13 @@ impl Matcher<'_> {
                         continue;
                     }
                     // The value: try every end that leaves `post` next. Values
-                    // hold no `,` or `;`, and no blank but the one in a spaced
-                    // constant bank (`c[0x0] [0x154]`) and the one after `+INF`
-                    // (or `-QNAN`, `-0.0`), and the one before an indirect
-                    // branch's offset (`BRX R2 -0x1e8`).
+                    // hold no `,` or `;`, and only the blanks `blank_in_value`
+                    // allows.
                     let vtext = &self.text[vstart..];
                     let stop = vtext
                         .char_indices()
                         .find(|&(i, c)| {
-                            c == ','
-                                || c == ';'
-                                || (c == ' '
-                                    && !(vtext[..i].ends_with(']') && vtext[i..].starts_with(" ["))
-                                    && !spaced_float(
-                                        vtext[..i].rsplit([' ', ',']).next().unwrap_or(""),
-                                    )
-                                    && !vtext[i + 1..].starts_with("0x")
-                                    && !vtext[i + 1..].starts_with("-0x"))
+                            c == ',' || c == ';' || (c == ' ' && !blank_in_value(vtext, i))
                         })
                         .map_or(vtext.len(), |(i, _)| i);
                     for end in (1..=stop).rev() {
