@@ -230,19 +230,7 @@ mod tests {
 
     #[test]
     fn recorded_words_encode_from_their_text() {
-        // Recorded from nvdisasm 11.8, at their addresses.
-        let cases = [
-            (0x64c0_3c00_089c_0006u64, 0x08u64, "MOV R1, c[0x0][0x44];"),
-            (0x8640_0000_109c_0002, 0x10, "S2R R0, SR_TID.X;"),
-            (
-                0x4c00_0000_291c_0012,
-                0x38,
-                "FFMA R4, R0, c[0x0][0x148], R0;",
-            ),
-            (0x1800_0000_0000_003c, 0x50, "@P0 EXIT;"),
-            (0x1200_7fff_fc1c_003c, 0x68, "BRA 0x68;"),
-        ];
-        for (w, addr, text) in cases {
+        for (w, addr, text) in crate::decode::tests::RECORDED {
             assert_eq!(assemble(text, addr), Ok(w), "{text}");
         }
     }
