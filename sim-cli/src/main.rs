@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+mod compile;
 mod isa;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
@@ -39,6 +40,8 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Compile CUDA C++ to an sm_35 cubin with NVRTC 11.8 (scripts/fetch-oracle.sh).
+    Compile(compile::CompileArgs),
     /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
     Isa {
         #[command(subcommand)]
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
+        Cmd::Compile(args) => compile::run(args),
         Cmd::Disasm {
             file,
             control,
