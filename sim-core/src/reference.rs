@@ -1,0 +1,1057 @@
+//! CPU references for the kernel suite (`traces/kernels`): what a checked buffer
+//! must hold after a kernel ran, computed on the host.
+//!
+//! A launch file's check names a reference (`Builtin(name: "sgemm", inputs: [...],
+//! params: {...})`); the runner hands it the *initial* contents of the named input
+//! buffers, in order, and the evaluated integer parameters, and compares what it
+//! returns with the buffer's final contents. Float parameters travel as their bit
+//! patterns (`alpha_bits`: `f32::to_bits`, `c_bits`: `f64::to_bits`).
+//!
+//! Each reference reproduces its kernel's arithmetic exactly where the GPU's result
+//! is exactly defined, so that the comparison can be bit for bit: `f32::mul_add`
+//! wherever the SASS has FFMA (the k loops of every SGEMM accumulate with FFMA in
+//! increasing k, from 0.0; their epilogue is `FFMA(acc, alpha, FMUL(c, beta))`), the
+//! same summation order as the kernel for float reductions, and Rust's correctly
+//! rounded `/` and `sqrt` where CUDA's defaults (`-prec-div`, `-prec-sqrt`) are
+//! correctly rounded too. `sinf` and `expf` are CUDA library routines with a
+//! documented bound of 2 ulp; their references compute in f64 and round once, and
+//! their launch files compare with `Ulp(2)`.
+//!
+//! Each kernel's source comment in `traces/kernels/*.cu` states the computation;
+//! the functions here follow those comments.
+
+use std::collections::BTreeMap;
+
+use crate::launch::spec::Elem;
+
+/// What a reference is given.
+pub struct RefInput<'a> {
+    /// The initial contents of the check's `inputs`, in the order the launch file
+    /// lists them: (buffer name, element type, little-endian bytes).
+    pub buffers: Vec<(&'a str, Elem, &'a [u8])>,
+    /// The check's `params`, evaluated.
+    pub params: &'a BTreeMap<String, i64>,
+}
+
+/// A reference: the expected final contents (little-endian bytes) of the checked
+/// buffer, or why it cannot be computed (a missing parameter, a short buffer).
+pub type RefFn = fn(&RefInput) -> Result<Vec<u8>, String>;
+
+macro_rules! references {
+    ($($name:literal => $f:path,)*) => {
+        const TABLE: &[(&str, RefFn)] = &[$(($name, $f)),*];
+        const NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+references! {
+    "saxpy" => saxpy,
+    "reduce" => reduce,
+    "scan" => scan,
+    "scan_sums" => scan_sums,
+    "transpose" => transpose,
+    "histogram" => histogram,
+    "sgemm" => sgemm,
+    "bitonic" => bitonic,
+    "loops" => loops,
+    "call" => call,
+    "local_array" => local_array,
+    "dmath" => dmath,
+    "fmath_sinf" => fmath_sinf,
+    "fmath_expf" => fmath_expf,
+    "fmath_sqrtf" => fmath_sqrtf,
+    "fmath_div" => fmath_div,
+}
+
+/// The reference called `name`, if there is one.
+pub fn builtin(name: &str) -> Option<RefFn> {
+    TABLE.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+/// The names of every built-in reference, in a fixed order.
+pub fn names() -> &'static [&'static str] {
+    NAMES
+}
+
+// ---------------------------------------------------------------------------
+// Reading inputs and parameters.
+
+impl RefInput<'_> {
+    /// An integer parameter.
+    fn param(&self, name: &str) -> Result<i64, String> {
+        self.params
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("missing parameter `{name}`"))
+    }
+
+    /// An integer parameter, or `default` when the launch file leaves it out.
+    fn param_or(&self, name: &str, default: i64) -> i64 {
+        self.params.get(name).copied().unwrap_or(default)
+    }
+
+    /// A count or index parameter: non-negative and below 2^31.
+    fn size(&self, name: &str) -> Result<usize, String> {
+        size_of(name, self.param(name)?)
+    }
+
+    /// A 32-bit parameter (signed or unsigned), as its bit pattern.
+    fn u32_param(&self, name: &str) -> Result<u32, String> {
+        let v = self.param(name)?;
+        if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
+            Ok(v as u32)
+        } else {
+            Err(format!("parameter `{name}` = {v} does not fit in 32 bits"))
+        }
+    }
+
+    /// An f32 parameter given as its bits (`f32::to_bits`).
+    fn f32_param(&self, name: &str) -> Result<f32, String> {
+        Ok(f32::from_bits(self.u32_param(name)?))
+    }
+
+    /// An f64 parameter given as its bits (`f64::to_bits`, as an i64).
+    fn f64_param(&self, name: &str) -> Result<f64, String> {
+        Ok(f64::from_bits(self.param(name)? as u64))
+    }
+
+    /// Input `i` (in the check's `inputs` order), which must have one of `elems`.
+    fn input(&self, i: usize, elems: &[Elem]) -> Result<(&str, &[u8]), String> {
+        let (name, elem, bytes) = self.buffers.get(i).ok_or_else(|| {
+            format!(
+                "needs at least {} input buffers, got {}",
+                i + 1,
+                self.buffers.len()
+            )
+        })?;
+        if !elems.contains(elem) {
+            return Err(format!(
+                "input `{name}` is {elem:?}; expected one of {elems:?}"
+            ));
+        }
+        Ok((name, bytes))
+    }
+
+    fn f32s(&self, i: usize) -> Result<Vec<f32>, String> {
+        let (_, b) = self.input(i, &[Elem::F32])?;
+        Ok(words(b).map(f32::from_bits).collect())
+    }
+
+    fn u32s(&self, i: usize) -> Result<Vec<u32>, String> {
+        let (_, b) = self.input(i, &[Elem::U32, Elem::I32])?;
+        Ok(words(b).collect())
+    }
+
+    fn f64s(&self, i: usize) -> Result<Vec<f64>, String> {
+        let (_, b) = self.input(i, &[Elem::F64])?;
+        Ok(b.chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// The name of input `i`, for messages.
+    fn name(&self, i: usize) -> &str {
+        self.buffers.get(i).map(|b| b.0).unwrap_or("?")
+    }
+
+    /// Fails unless input `i` holds at least `need` elements.
+    fn need<T>(&self, i: usize, v: &[T], need: usize) -> Result<(), String> {
+        if v.len() < need {
+            Err(format!(
+                "input `{}` holds {} elements; the kernel reads {need}",
+                self.name(i),
+                v.len()
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn size_of(name: &str, v: i64) -> Result<usize, String> {
+    if (0..1 << 31).contains(&v) {
+        Ok(v as usize)
+    } else {
+        Err(format!("parameter `{name}` = {v} is not a size"))
+    }
+}
+
+fn words(b: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn u32_bytes(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn f64_bytes(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+// ---------------------------------------------------------------------------
+// The references, one per kernel (or per checked output).
+
+/// `saxpy.cu`. Inputs `[x, y]`; params `n`, `a_bits`. Returns y with
+/// `y[i] = fma(x[i], a, y[i])` for `i < n` (FFMA), the rest unchanged.
+fn saxpy(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let a = r.f32_param("a_bits")?;
+    let x = r.f32s(0)?;
+    let mut y = r.f32s(1)?;
+    r.need(0, &x, n)?;
+    r.need(1, &y, n)?;
+    for i in 0..n {
+        y[i] = x[i].mul_add(a, y[i]);
+    }
+    Ok(f32_bytes(&y))
+}
+
+/// `reduce.cu`. Inputs `[in]`; params `n`, `grid` (blocks), `block` (threads, a
+/// power of two >= 64, the kernel's BLOCK). Returns the `grid` per-block partial
+/// sums, added in the kernel's order.
+fn reduce(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let grid = r.size("grid")?;
+    let block = r.size("block")?;
+    if block < 64 || !block.is_power_of_two() {
+        return Err(format!("block = {block}: must be a power of two >= 64"));
+    }
+    let input = r.f32s(0)?;
+    r.need(0, &input, n)?;
+    let mut partial = Vec::with_capacity(grid);
+    let mut s = vec![0f32; block];
+    for b in 0..grid {
+        // 1. Grid-stride accumulation, in increasing i, from 0.0.
+        for (t, st) in s.iter_mut().enumerate() {
+            let mut acc = 0f32;
+            let mut i = b * block + t;
+            while i < n {
+                acc += input[i];
+                i += grid * block;
+            }
+            *st = acc;
+        }
+        // 2. The shared-memory tree down to one warp.
+        let mut w = block / 2;
+        while w >= 32 {
+            for t in 0..w {
+                s[t] += s[t + w];
+            }
+            w /= 2;
+        }
+        // 3. __shfl_down_sync: a lane past the warp's end reads its own value.
+        let mut v: Vec<f32> = s[..32].to_vec();
+        for d in [16, 8, 4, 2, 1] {
+            let old = v.clone();
+            for (l, x) in v.iter_mut().enumerate() {
+                *x = old[l] + if l + d < 32 { old[l + d] } else { old[l] };
+            }
+        }
+        partial.push(v[0]);
+    }
+    Ok(f32_bytes(&partial))
+}
+
+/// Segments of `scan.cu`: the input and the segment length `2 * block`.
+fn scan_input(r: &RefInput) -> Result<(Vec<u32>, usize), String> {
+    let block = r.size("block")?;
+    let seg = 2 * block;
+    let input = r.u32s(0)?;
+    if seg == 0 || input.len() % seg != 0 {
+        return Err(format!(
+            "input `{}` holds {} elements, not a multiple of 2 * block = {seg}",
+            r.name(0),
+            input.len()
+        ));
+    }
+    Ok((input, seg))
+}
+
+/// `scan.cu`, its `out`. Inputs `[in]`; params `block`. Returns the exclusive
+/// prefix sums (32-bit, wrapping) of each segment of `2 * block` elements.
+fn scan(r: &RefInput) -> Result<Vec<u8>, String> {
+    let (input, seg) = scan_input(r)?;
+    let mut out = Vec::with_capacity(input.len());
+    for chunk in input.chunks(seg) {
+        let mut acc = 0u32;
+        for &x in chunk {
+            out.push(acc);
+            acc = acc.wrapping_add(x);
+        }
+    }
+    Ok(u32_bytes(&out))
+}
+
+/// `scan.cu`, its `sums`. Inputs `[in]`; params `block`. Returns each segment's
+/// total (32-bit, wrapping).
+fn scan_sums(r: &RefInput) -> Result<Vec<u8>, String> {
+    let (input, seg) = scan_input(r)?;
+    let sums: Vec<u32> = input
+        .chunks(seg)
+        .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+        .collect();
+    Ok(u32_bytes(&sums))
+}
+
+/// `transpose.cu`. Inputs `[in]` (any element type); params `rows`, `cols`.
+/// Returns the `cols x rows` row-major transpose of the `rows x cols` row-major
+/// input.
+fn transpose(r: &RefInput) -> Result<Vec<u8>, String> {
+    let rows = r.size("rows")?;
+    let cols = r.size("cols")?;
+    let (_, elem, bytes) = *r.buffers.first().ok_or("needs an input buffer")?;
+    let es = elem.size();
+    if bytes.len() < rows * cols * es {
+        return Err(format!(
+            "input `{}` holds {} bytes; a {rows} x {cols} matrix needs {}",
+            r.name(0),
+            bytes.len(),
+            rows * cols * es
+        ));
+    }
+    let mut out = vec![0u8; rows * cols * es];
+    for y in 0..rows {
+        for x in 0..cols {
+            let src = (y * cols + x) * es;
+            let dst = (x * rows + y) * es;
+            out[dst..dst + es].copy_from_slice(&bytes[src..src + es]);
+        }
+    }
+    Ok(out)
+}
+
+/// `histogram.cu`. Inputs `[data (U8), bins (U32, 257 elements)]`; params `n`.
+/// Returns bins with `bins[v] += count of v in data[..n]`, and `bins[256]`
+/// increased by the number of bins that held 0 and received a non-zero count.
+fn histogram(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let (_, data) = r.input(0, &[Elem::U8, Elem::I8])?;
+    let mut bins = r.u32s(1)?;
+    r.need(0, data, n)?;
+    r.need(1, &bins, 257)?;
+    let mut count = [0u32; 256];
+    for &b in &data[..n] {
+        count[b as usize] += 1;
+    }
+    for (v, &c) in count.iter().enumerate() {
+        if c != 0 {
+            if bins[v] == 0 {
+                bins[256] = bins[256].wrapping_add(1);
+            }
+            bins[v] = bins[v].wrapping_add(c);
+        }
+    }
+    Ok(u32_bytes(&bins))
+}
+
+/// Every SGEMM of the suite (`sgemm_naive`, `sgemm_tiled_*`, `sgemm_volkov`).
+/// Inputs `[A, B, C]`; params `m`, `n`, `k`, and optionally `lda`, `ldb`, `ldc`
+/// (default: the natural leading dimensions), `trans_a`, `trans_b` (0 or 1:
+/// `op(X)` is X or its transpose), `row_major` (0: BLAS column-major, the
+/// kernels' layout; 1: row-major), `alpha_bits`, `beta_bits` (default 1.0 and
+/// 0.0). Returns `C = alpha * op(A) * op(B) + beta * C` computed as the kernels
+/// do: `acc = fma(op(A)(i,p), op(B)(p,j), acc)` for p = 0, 1, ..., k-1 from 0.0,
+/// then `C(i,j) = fma(acc, alpha, C(i,j) * beta)`.
+fn sgemm(r: &RefInput) -> Result<Vec<u8>, String> {
+    let m = r.size("m")?;
+    let n = r.size("n")?;
+    let k = r.size("k")?;
+    let ta = r.param_or("trans_a", 0) != 0;
+    let tb = r.param_or("trans_b", 0) != 0;
+    let row_major = r.param_or("row_major", 0) != 0;
+    let alpha = f32::from_bits(r.param_or("alpha_bits", 1f32.to_bits() as i64) as u32);
+    let beta = f32::from_bits(r.param_or("beta_bits", 0) as u32);
+    // Stored shapes (rows x cols) of A and B.
+    let (ar, ac) = if ta { (k, m) } else { (m, k) };
+    let (br, bc) = if tb { (n, k) } else { (k, n) };
+    let natural = |rows: usize, cols: usize| if row_major { cols } else { rows };
+    let lda = match r.params.get("lda") {
+        Some(&v) => size_of("lda", v)?,
+        None => natural(ar, ac),
+    };
+    let ldb = match r.params.get("ldb") {
+        Some(&v) => size_of("ldb", v)?,
+        None => natural(br, bc),
+    };
+    let ldc = match r.params.get("ldc") {
+        Some(&v) => size_of("ldc", v)?,
+        None => natural(m, n),
+    };
+    // Index of stored element (row, col) of a matrix with leading dimension ld.
+    let at = |row: usize, col: usize, ld: usize| {
+        if row_major {
+            row * ld + col
+        } else {
+            row + col * ld
+        }
+    };
+    let extent = |rows: usize, cols: usize, ld: usize| {
+        if rows == 0 || cols == 0 {
+            0
+        } else {
+            at(rows - 1, cols - 1, ld) + 1
+        }
+    };
+    for (name, rows, cols, ld) in [
+        ("lda", ar, ac, lda),
+        ("ldb", br, bc, ldb),
+        ("ldc", m, n, ldc),
+    ] {
+        let min = if row_major { cols } else { rows };
+        if ld < min {
+            return Err(format!("{name} = {ld} is less than {min}"));
+        }
+    }
+    let a = r.f32s(0)?;
+    let b = r.f32s(1)?;
+    let mut c = r.f32s(2)?;
+    r.need(0, &a, extent(ar, ac, lda))?;
+    r.need(1, &b, extent(br, bc, ldb))?;
+    r.need(2, &c, extent(m, n, ldc))?;
+    let op_a = |i: usize, p: usize| {
+        if ta {
+            a[at(p, i, lda)]
+        } else {
+            a[at(i, p, lda)]
+        }
+    };
+    let op_b = |p: usize, j: usize| {
+        if tb {
+            b[at(j, p, ldb)]
+        } else {
+            b[at(p, j, ldb)]
+        }
+    };
+    for j in 0..n {
+        for i in 0..m {
+            let mut acc = 0f32;
+            for p in 0..k {
+                acc = op_a(i, p).mul_add(op_b(p, j), acc);
+            }
+            let ci = at(i, j, ldc);
+            c[ci] = acc.mul_add(alpha, c[ci] * beta);
+        }
+    }
+    Ok(f32_bytes(&c))
+}
+
+/// `bitonic.cu`. Inputs `[keys (F32)]`; params `segment` (2 * the kernel's
+/// BLOCK). Returns the keys with each segment sorted ascending. Keys must not be
+/// NaN; a segment holding both -0.0 and +0.0 may differ from the sorting network
+/// (which treats them as equal) in their order.
+fn bitonic(r: &RefInput) -> Result<Vec<u8>, String> {
+    let seg = r.size("segment")?;
+    let mut keys = r.f32s(0)?;
+    if seg == 0 || keys.len() % seg != 0 {
+        return Err(format!(
+            "input `{}` holds {} keys, not a multiple of segment = {seg}",
+            r.name(0),
+            keys.len()
+        ));
+    }
+    if keys.iter().any(|k| k.is_nan()) {
+        return Err(format!("input `{}` holds a NaN", r.name(0)));
+    }
+    for chunk in keys.chunks_mut(seg) {
+        chunk.sort_by(f32::total_cmp);
+    }
+    Ok(f32_bytes(&keys))
+}
+
+/// `loops.cu`. Inputs `[in]`; params `n`, `limit`, `cut`. Returns `2n` words:
+/// the Collatz step and odd-step counts, and the windowed sum, per element.
+fn loops(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let limit = r.u32_param("limit")?;
+    let cut = r.u32_param("cut")?;
+    let input = r.u32s(0)?;
+    r.need(0, &input, n)?;
+    let mut out = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        let mut x = input[i];
+        let (mut steps, mut odd) = (0u32, 0u32);
+        loop {
+            if x <= 1 || steps >= limit {
+                break;
+            }
+            steps += 1;
+            if x & 1 != 0 {
+                x = x.wrapping_mul(3).wrapping_add(1);
+                odd += 1;
+                continue;
+            }
+            x >>= 1;
+        }
+        let len = (input[i] & 63) + 1;
+        let mut sum = 0u32;
+        for j in 0..len as usize {
+            let v = input[(i + j) % n];
+            if v % 3 == 0 {
+                continue;
+            }
+            if v > cut {
+                break;
+            }
+            sum = sum.wrapping_add(v);
+        }
+        out.push(steps | odd << 16);
+        out.push(sum);
+    }
+    Ok(u32_bytes(&out))
+}
+
+/// The `__noinline__` function of `call.cu`.
+fn mix(mut x: u32, rounds: u32) -> u32 {
+    for _ in 0..rounds {
+        x ^= x >> 16;
+        x = x.wrapping_mul(0x7feb_352d);
+        x ^= x >> 15;
+        x = x.wrapping_mul(0x846c_a68b);
+        x ^= x >> 16;
+    }
+    x
+}
+
+/// `call.cu`. Inputs `[in]`; params `n`. Returns `n` words.
+fn call(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let input = r.u32s(0)?;
+    r.need(0, &input, n)?;
+    let out: Vec<u32> = input[..n]
+        .iter()
+        .map(|&x| {
+            let y = if x & 1 != 0 {
+                mix(x, x & 7)
+            } else {
+                mix(x ^ 0xdead_beef, 3)
+            };
+            mix(y, 1)
+        })
+        .collect();
+    Ok(u32_bytes(&out))
+}
+
+/// `local_array.cu`. Inputs `[in]`; params `n`. Returns `n` words.
+fn local_array(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let input = r.u32s(0)?;
+    r.need(0, &input, n)?;
+    let out: Vec<u32> = input[..n]
+        .iter()
+        .map(|&x0| {
+            let mut buf = [0u32; 32];
+            let mut x = x0;
+            for b in buf.iter_mut() {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                *b = x;
+            }
+            let mut acc = 0u32;
+            for _ in 0..16 {
+                let k = (x >> 27) as usize;
+                acc = acc.wrapping_add(buf[k]);
+                buf[(k + acc as usize) & 31] ^= acc;
+                x = x.wrapping_mul(22_695_477).wrapping_add(1);
+            }
+            acc
+        })
+        .collect();
+    Ok(u32_bytes(&out))
+}
+
+/// `dmath.cu`. Inputs `[x, y]` (F64); params `n`, `c_bits`. Returns `n` doubles.
+fn dmath(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let c = r.f64_param("c_bits")?;
+    let x = r.f64s(0)?;
+    let y = r.f64s(1)?;
+    r.need(0, &x, n)?;
+    r.need(1, &y, n)?;
+    let out: Vec<f64> = (0..n)
+        .map(|i| {
+            let (a, b) = (x[i], y[i]);
+            let mut h = 0.5f64;
+            h = h.mul_add(a, -0.25);
+            h = h.mul_add(a, 0.125);
+            h = h.mul_add(a, c);
+            let p = a * a;
+            let s = h + p;
+            s / (b + 3.0)
+        })
+        .collect();
+    Ok(f64_bytes(&out))
+}
+
+/// The first `n` elements of input `i` (F32) mapped by `f`.
+fn map_f32(r: &RefInput, i: usize, f: impl Fn(f32) -> f32) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let x = r.f32s(i)?;
+    r.need(i, &x, n)?;
+    Ok(f32_bytes(&x[..n].iter().map(|&v| f(v)).collect::<Vec<_>>()))
+}
+
+/// `fmath.cu`, its `s`. Inputs `[x]`; params `n`. sin in f64, rounded once: compare
+/// with `Ulp(2)` (CUDA's bound for sinf).
+fn fmath_sinf(r: &RefInput) -> Result<Vec<u8>, String> {
+    map_f32(r, 0, |v| (v as f64).sin() as f32)
+}
+
+/// `fmath.cu`, its `e`. Inputs `[y]`; params `n`. exp in f64, rounded once: compare
+/// with `Ulp(2)` (CUDA's bound for expf).
+fn fmath_expf(r: &RefInput) -> Result<Vec<u8>, String> {
+    map_f32(r, 0, |v| (v as f64).exp() as f32)
+}
+
+/// `fmath.cu`, its `q`. Inputs `[x]`; params `n`. `sqrt(|x|)`, correctly rounded:
+/// bit-exact.
+fn fmath_sqrtf(r: &RefInput) -> Result<Vec<u8>, String> {
+    map_f32(r, 0, |v| v.abs().sqrt())
+}
+
+/// `fmath.cu`, its `d`. Inputs `[x, y]`; params `n`. `x / y`, correctly rounded:
+/// bit-exact.
+fn fmath_div(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let x = r.f32s(0)?;
+    let y = r.f32s(1)?;
+    r.need(0, &x, n)?;
+    r.need(1, &y, n)?;
+    Ok(f32_bytes(&(0..n).map(|i| x[i] / y[i]).collect::<Vec<_>>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs reference `name` on `buffers` with `params`.
+    fn run(
+        name: &str,
+        buffers: &[(&str, Elem, Vec<u8>)],
+        params: &[(&str, i64)],
+    ) -> Result<Vec<u8>, String> {
+        let params: BTreeMap<String, i64> =
+            params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let input = RefInput {
+            buffers: buffers
+                .iter()
+                .map(|(n, e, b)| (*n, *e, b.as_slice()))
+                .collect(),
+            params: &params,
+        };
+        builtin(name).expect("a reference")(&input)
+    }
+
+    fn f32_of(b: &[u8]) -> Vec<f32> {
+        words(b).map(f32::from_bits).collect()
+    }
+
+    fn u32_of(b: &[u8]) -> Vec<u32> {
+        words(b).collect()
+    }
+
+    fn f32_bits(v: f32) -> i64 {
+        v.to_bits() as i64
+    }
+
+    #[test]
+    fn names_and_table_agree() {
+        assert_eq!(names().len(), TABLE.len());
+        for (i, n) in names().iter().enumerate() {
+            assert!(builtin(n).is_some(), "{n}");
+            assert!(!names()[..i].contains(n), "{n} twice");
+        }
+        assert!(builtin("no-such-reference").is_none());
+    }
+
+    #[test]
+    fn saxpy_fuses_and_leaves_the_tail() {
+        // x * a = 1 + 2^-11 + 2^-24 exactly; a separate multiply would round the
+        // 2^-24 away (a tie, to even), the fused one keeps it.
+        let x = 1.0 + 2f32.powi(-12);
+        let y = [-1.0f32, 5.0, 7.0];
+        let out = run(
+            "saxpy",
+            &[
+                ("x", Elem::F32, f32_bytes(&[x, 1.0, 1.0])),
+                ("y", Elem::F32, f32_bytes(&y)),
+            ],
+            &[("n", 2), ("a_bits", f32_bits(x))],
+        )
+        .unwrap();
+        assert_eq!(
+            f32_of(&out),
+            vec![2f32.powi(-11) + 2f32.powi(-24), x + 5.0, 7.0]
+        );
+    }
+
+    #[test]
+    fn reduce_follows_the_kernel_order() {
+        // All ones: block 0 of 2 (64 threads) owns i mod 128 < 64: 172 of 300.
+        let ones = f32_bytes(&[1.0; 300]);
+        let out = run(
+            "reduce",
+            &[("in", Elem::F32, ones)],
+            &[("n", 300), ("grid", 2), ("block", 64)],
+        )
+        .unwrap();
+        assert_eq!(f32_of(&out), vec![172.0, 128.0]);
+        // Order matters: 2^24 + 1 + 1 is 2^24 left to right, but the tree adds the
+        // two ones first (s[1] = in[1] + in[33]), then 2^24 + 2 in the last shuffle.
+        let mut v = vec![0f32; 64];
+        v[0] = 2f32.powi(24);
+        v[1] = 1.0;
+        v[33] = 1.0;
+        let out = run(
+            "reduce",
+            &[("in", Elem::F32, f32_bytes(&v))],
+            &[("n", 64), ("grid", 1), ("block", 64)],
+        )
+        .unwrap();
+        assert_eq!(f32_of(&out), vec![16_777_218.0]);
+        assert!(run(
+            "reduce",
+            &[("in", Elem::F32, f32_bytes(&v))],
+            &[("n", 64), ("grid", 1), ("block", 48)]
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn scan_is_exclusive_per_segment_and_wraps() {
+        let input = u32_bytes(&[1, 2, 3, 4, 5, 6, 7, u32::MAX]);
+        let b = [("in", Elem::U32, input)];
+        let out = run("scan", &b, &[("block", 2)]).unwrap();
+        assert_eq!(u32_of(&out), vec![0, 1, 3, 6, 0, 5, 11, 18]);
+        let sums = run("scan_sums", &b, &[("block", 2)]).unwrap();
+        assert_eq!(u32_of(&sums), vec![10, 17]);
+        assert!(run("scan", &b, &[("block", 3)]).is_err());
+    }
+
+    #[test]
+    fn transpose_of_a_2x3() {
+        let out = run(
+            "transpose",
+            &[("in", Elem::U32, u32_bytes(&[1, 2, 3, 4, 5, 6]))],
+            &[("rows", 2), ("cols", 3)],
+        )
+        .unwrap();
+        assert_eq!(u32_of(&out), vec![1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
+    fn histogram_counts_and_counts_new_bins() {
+        let mut bins = vec![0u32; 257];
+        bins[5] = 7;
+        let out = run(
+            "histogram",
+            &[
+                ("data", Elem::U8, vec![0, 0, 5, 255, 9]),
+                ("bins", Elem::U32, u32_bytes(&bins)),
+            ],
+            &[("n", 4)],
+        )
+        .unwrap();
+        let out = u32_of(&out);
+        assert_eq!(
+            (out[0], out[5], out[9], out[255], out[256]),
+            (2, 8, 0, 1, 2)
+        );
+        assert_eq!(out.iter().sum::<u32>(), 2 + 8 + 1 + 2);
+    }
+
+    /// Stores the logical `rows x cols` matrix `f` as `trans` (stored transposed)
+    /// in `row_major` or column-major order with the natural leading dimension.
+    fn store(
+        rows: usize,
+        cols: usize,
+        trans: bool,
+        row_major: bool,
+        f: impl Fn(usize, usize) -> f32,
+    ) -> Vec<f32> {
+        let (sr, sc) = if trans { (cols, rows) } else { (rows, cols) };
+        let mut v = vec![0f32; sr * sc];
+        for i in 0..sr {
+            for j in 0..sc {
+                let x = if trans { f(j, i) } else { f(i, j) };
+                v[if row_major { i * sc + j } else { i + j * sr }] = x;
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn sgemm_layouts_and_transposes_agree_with_f64() {
+        let (m, n, k) = (5usize, 3usize, 7usize);
+        let a = |i: usize, p: usize| ((i * 7 + p * 3) % 11) as f32 / 8.0 - 0.5;
+        let b = |p: usize, j: usize| ((p * 5 + j * 2) % 13) as f32 / 4.0 - 1.0;
+        let c = |i: usize, j: usize| (i + 10 * j) as f32;
+        let (alpha, beta) = (1.5f32, -0.5f32);
+        for row_major in [false, true] {
+            for ta in [false, true] {
+                for tb in [false, true] {
+                    let out = run(
+                        "sgemm",
+                        &[
+                            ("a", Elem::F32, f32_bytes(&store(m, k, ta, row_major, a))),
+                            ("b", Elem::F32, f32_bytes(&store(k, n, tb, row_major, b))),
+                            ("c", Elem::F32, f32_bytes(&store(m, n, false, row_major, c))),
+                        ],
+                        &[
+                            ("m", m as i64),
+                            ("n", n as i64),
+                            ("k", k as i64),
+                            ("trans_a", ta as i64),
+                            ("trans_b", tb as i64),
+                            ("row_major", row_major as i64),
+                            ("alpha_bits", f32_bits(alpha)),
+                            ("beta_bits", f32_bits(beta)),
+                        ],
+                    )
+                    .unwrap();
+                    let out = f32_of(&out);
+                    for i in 0..m {
+                        for j in 0..n {
+                            let dot: f64 = (0..k).map(|p| a(i, p) as f64 * b(p, j) as f64).sum();
+                            let want = alpha as f64 * dot + beta as f64 * c(i, j) as f64;
+                            let got = out[if row_major { i * n + j } else { i + j * m }] as f64;
+                            assert!(
+                                (got - want).abs() < 1e-4,
+                                "{row_major} {ta} {tb} ({i},{j}): {got} vs {want}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sgemm_accumulates_with_fma_in_k_order() {
+        // k = 2, m = n = 1: acc = fma(a1, b1, fma(a0, b0, 0)). With a0*b0 = 1 and
+        // a1*b1 = 2^-24 + 2^-48 - 2^-71 (exact in a fused step), the fused sum
+        // rounds up to 1 + 2^-23; rounding the product first gives 2^-24, and
+        // 1 + 2^-24 is a tie that rounds to 1.
+        let a = [1.0f32, 1.0 + 2f32.powi(-23)];
+        let b = [1.0f32, 2f32.powi(-24) - 2f32.powi(-48)];
+        let out = run(
+            "sgemm",
+            &[
+                ("a", Elem::F32, f32_bytes(&a)),
+                ("b", Elem::F32, f32_bytes(&b)),
+                ("c", Elem::F32, f32_bytes(&[0.0])),
+            ],
+            &[
+                ("m", 1),
+                ("n", 1),
+                ("k", 2),
+                ("lda", 1),
+                ("alpha_bits", f32_bits(1.0)),
+                ("beta_bits", 0),
+            ],
+        )
+        .unwrap();
+        assert_eq!(f32_of(&out), vec![1.0 + 2f32.powi(-23)]);
+        // A short C is an error, not a panic.
+        let short = run(
+            "sgemm",
+            &[
+                ("a", Elem::F32, f32_bytes(&a)),
+                ("b", Elem::F32, f32_bytes(&b)),
+                ("c", Elem::F32, vec![]),
+            ],
+            &[("m", 1), ("n", 1), ("k", 2), ("lda", 1)],
+        );
+        assert!(short.unwrap_err().contains("holds 0 elements"));
+    }
+
+    #[test]
+    fn bitonic_sorts_each_segment() {
+        let keys = [3.0f32, -1.0, 2.0, 0.5, 9.0, 8.0, -7.0, 1.0];
+        let out = run(
+            "bitonic",
+            &[("keys", Elem::F32, f32_bytes(&keys))],
+            &[("segment", 4)],
+        )
+        .unwrap();
+        assert_eq!(f32_of(&out), vec![-1.0, 0.5, 2.0, 3.0, -7.0, 1.0, 8.0, 9.0]);
+        let nan = f32_bytes(&[f32::NAN, 1.0]);
+        assert!(run("bitonic", &[("keys", Elem::F32, nan)], &[("segment", 2)]).is_err());
+    }
+
+    #[test]
+    fn loops_by_hand() {
+        let input = u32_bytes(&[1, 6, 7]);
+        let b = [("in", Elem::U32, input)];
+        // Collatz: 6 takes 8 steps (2 odd), 7 takes 16 (5 odd). Windows (cut 100):
+        // i=0 len 2: 1, (6 skipped) = 1; i=1 len 7: 7+1+7+1 = 16; i=2 len 8:
+        // 7+1+7+1+7+1 = 24.
+        let out = run("loops", &b, &[("n", 3), ("limit", 1000), ("cut", 100)]).unwrap();
+        assert_eq!(u32_of(&out), vec![0, 1, 8 | 2 << 16, 16, 16 | 5 << 16, 24]);
+        // cut 6 breaks at the first 7; limit 3 stops Collatz early.
+        let out = run("loops", &b, &[("n", 3), ("limit", 3), ("cut", 6)]).unwrap();
+        assert_eq!(u32_of(&out), vec![0, 1, 3 | 1 << 16, 0, 3 | 2 << 16, 0]);
+    }
+
+    #[test]
+    fn call_and_local_array_match_an_independent_model() {
+        // Expected values from a Python transcription of the kernels' comments.
+        let b = [("in", Elem::U32, u32_bytes(&[0, 1, 2, 7]))];
+        let out = run("call", &b, &[("n", 4)]).unwrap();
+        assert_eq!(
+            u32_of(&out),
+            vec![0x8205_9528, 0x58f5_4975, 0x9b9d_a8b2, 0xbf33_c029]
+        );
+        let out = run("local_array", &b, &[("n", 2)]).unwrap();
+        assert_eq!(u32_of(&out), vec![0x594c_5f72, 0x184a_74f6]);
+    }
+
+    #[test]
+    fn dmath_by_hand() {
+        // a = 1, b = 1, c = 0.5: h = 0.875, p = 1, s = 1.875, s / 4 = 0.46875.
+        let one = f64_bytes(&[1.0, 2.0]);
+        let out = run(
+            "dmath",
+            &[("x", Elem::F64, one.clone()), ("y", Elem::F64, one)],
+            &[("n", 1), ("c_bits", 0.5f64.to_bits() as i64)],
+        )
+        .unwrap();
+        assert_eq!(out, f64_bytes(&[0.46875]));
+    }
+
+    #[test]
+    fn fmath_values() {
+        let x = f32_bytes(&[4.0, -9.0, 1.0, 0.0]);
+        let y = f32_bytes(&[3.0, 2.0, 0.0, 1.0]);
+        let p = [("n", 4)];
+        let q = run("fmath_sqrtf", &[("x", Elem::F32, x.clone())], &p).unwrap();
+        assert_eq!(f32_of(&q), vec![2.0, 3.0, 1.0, 0.0]);
+        let d = run(
+            "fmath_div",
+            &[("x", Elem::F32, x.clone()), ("y", Elem::F32, y.clone())],
+            &p,
+        )
+        .unwrap();
+        assert_eq!(f32_of(&d), vec![4.0 / 3.0, -4.5, f32::INFINITY, 0.0]);
+        let s = run("fmath_sinf", &[("x", Elem::F32, x)], &p).unwrap();
+        assert_eq!(f32_of(&s)[3], 0.0);
+        let e = run("fmath_expf", &[("y", Elem::F32, y)], &p).unwrap();
+        assert_eq!(f32_of(&e)[3], std::f32::consts::E);
+        assert_eq!(f32_of(&e)[2], 1.0);
+    }
+
+    #[test]
+    fn wrong_inputs_are_errors() {
+        let x = [("x", Elem::U32, u32_bytes(&[1]))];
+        assert!(run("fmath_sqrtf", &x, &[("n", 1)])
+            .unwrap_err()
+            .contains("is U32"));
+        assert!(run("fmath_sqrtf", &x, &[])
+            .unwrap_err()
+            .contains("missing parameter `n`"));
+        assert!(run("call", &x, &[("n", 2)])
+            .unwrap_err()
+            .contains("holds 1 elements"));
+        assert!(run("call", &x, &[("n", -1)])
+            .unwrap_err()
+            .contains("not a size"));
+        assert!(run("dmath", &[], &[("n", 0), ("c_bits", 0)]).is_err());
+    }
+
+    /// Every launch file of the kernel suite parses, names references that exist
+    /// and buffers it declares, and passes as many arguments, of the sizes, as its
+    /// cubin's kernel takes; every suite cubin has a launch file.
+    #[test]
+    fn every_suite_launch_file_is_consistent() {
+        use crate::launch::spec::{Arg, LaunchSpec, Reference};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/kernels");
+        let mut launched = std::collections::BTreeSet::new();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("traces/kernels")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        files.sort();
+        let mut count = 0;
+        for path in &files {
+            let Some(stem) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".launch.ron"))
+            else {
+                continue;
+            };
+            count += 1;
+            let what = path.display().to_string();
+            let text = std::fs::read_to_string(path).expect(&what);
+            let spec: LaunchSpec = ron::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let buffers: Vec<&str> = spec.buffers.iter().map(|b| b.name.as_str()).collect();
+            assert!(!spec.checks.is_empty(), "{what}: no checks");
+            for c in &spec.checks {
+                assert!(
+                    buffers.contains(&c.buffer.as_str()),
+                    "{what}: check of unknown buffer {}",
+                    c.buffer
+                );
+                if let Reference::Builtin { name, inputs, .. } = &c.reference {
+                    assert!(builtin(name).is_some(), "{what}: no reference named {name}");
+                    for i in inputs {
+                        assert!(
+                            buffers.contains(&i.as_str()),
+                            "{what}: unknown input buffer {i}"
+                        );
+                    }
+                }
+            }
+            let cubin_name = spec
+                .cubin
+                .clone()
+                .unwrap_or_else(|| format!("{stem}.cubin"));
+            launched.insert(cubin_name.clone());
+            let bytes = std::fs::read(dir.join(&cubin_name))
+                .unwrap_or_else(|e| panic!("{what}: {cubin_name}: {e}"));
+            let cubin = sim_isa::cubin::Cubin::parse(&bytes)
+                .unwrap_or_else(|e| panic!("{cubin_name}: {e}"));
+            let kernel = cubin
+                .kernel(&spec.kernel)
+                .unwrap_or_else(|| panic!("{what}: {cubin_name} has no kernel {}", spec.kernel));
+            let params = kernel.params();
+            assert_eq!(params.len(), spec.args.len(), "{what}: argument count");
+            for (p, a) in params.iter().zip(&spec.args) {
+                let size = match a {
+                    Arg::Buffer(b) => {
+                        assert!(
+                            buffers.contains(&b.as_str()),
+                            "{what}: unknown buffer argument {b}"
+                        );
+                        8
+                    }
+                    Arg::I32(_) | Arg::U32(_) | Arg::F32(_) => 4,
+                    Arg::I64(_) | Arg::U64(_) | Arg::F64(_) => 8,
+                };
+                assert_eq!(
+                    usize::from(p.size),
+                    size,
+                    "{what}: parameter {} ({a:?})",
+                    p.ordinal
+                );
+            }
+        }
+        assert!(
+            count >= 18,
+            "only {count} launch files in {}",
+            dir.display()
+        );
+        for path in &files {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if name.ends_with(".cubin") {
+                assert!(launched.contains(name), "{name} has no launch file");
+            }
+        }
+    }
+}
