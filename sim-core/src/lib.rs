@@ -1,3 +1,21 @@
-//! The model of the K20m: functional execution of warps and, later, the cycle-level
-//! timing model. Empty until the functional-execution issue; it exists now so the
-//! workspace has its final shape and `sim-cli` can depend on it.
+//! The model of the K20m: functional execution of sm_35 warps (this crate's
+//! `func`), and later the cycle-level timing model on top of it.
+//!
+//! Data flow: a cubin's kernel is loaded into a [`program::Program`] (each
+//! instruction's nvdisasm text lowered once to an [`op::Op`]), a launch gives it
+//! a grid, parameters and device memory ([`mem::GlobalMem`]), and
+//! [`func::run`] executes every block with [`exec::exec`].
+//!
+//! This crate does no terminal or file I/O: it is handed bytes and text.
+
+pub mod exec;
+pub mod fp;
+pub mod func;
+pub mod launch;
+pub mod lower;
+pub mod mem;
+pub mod op;
+pub mod program;
+pub mod reference;
+pub mod sass;
+pub mod warp;

@@ -1,0 +1,1678 @@
+//! Executing one warp-instruction: what each [`Kind`] does to a warp's state and
+//! to memory.
+//!
+//! Each instruction reads its sources for all 32 lanes at once (a register row,
+//! or an immediate or constant splatted), computes lane by lane over the lanes
+//! whose guard holds, and writes back under that mask. Nothing here allocates.
+
+use crate::fp;
+use crate::mem::{Fault, GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::op::*;
+use crate::program::Program;
+use crate::warp::{Lanes, Token, Warp, WarpState};
+
+/// What stopped an instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecError {
+    /// An access outside every allocation (or outside shared/local memory).
+    OutOfBounds {
+        space: &'static str,
+        write: bool,
+        lane: u32,
+        addr: u64,
+        size: u32,
+        detail: String,
+    },
+    /// An access whose address is not a multiple of its size.
+    Misaligned {
+        space: &'static str,
+        write: bool,
+        lane: u32,
+        addr: u64,
+        size: u32,
+    },
+    /// An instruction that cannot run, with the reason.
+    Illegal(String),
+    /// A `BRK`/`CONT`/`RET` with no matching push, or lanes stranded.
+    Stack(String),
+    /// `BAR` reached by only some of a warp's live threads.
+    DivergentBarrier { arrived: u32, live: u32 },
+}
+
+/// What a block gives an executing warp.
+pub struct Env<'a> {
+    pub prog: &'a Program,
+    /// Constant bank 0 of this launch.
+    pub cbank0: &'a [u8],
+    pub global: &'a mut GlobalMem,
+    pub shared: &'a mut [u8],
+    /// Local memory of the block's threads, `local_size` bytes each, by thread
+    /// index within the block.
+    pub local: &'a mut [u8],
+    pub local_size: u32,
+    pub block_idx: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    /// A deterministic clock for `SR_CLOCKLO`: warp-instructions the block has
+    /// executed.
+    pub clock: u64,
+    /// The SM this block runs on (`SR_SMID`).
+    pub sm: u32,
+}
+
+impl Env<'_> {
+    #[inline]
+    fn cbank(&self, bank: u8, offset: i64) -> Result<u32, ExecError> {
+        let data: &[u8] = if bank == 0 {
+            self.cbank0
+        } else {
+            self.prog
+                .banks
+                .get(bank as usize)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        if offset < 0 || offset as usize + 4 > data.len() || offset % 4 != 0 {
+            return Err(ExecError::OutOfBounds {
+                space: "constant",
+                write: false,
+                lane: 0,
+                addr: offset as u64,
+                size: 4,
+                detail: format!("bank {bank} holds {} bytes", data.len()),
+            });
+        }
+        let o = offset as usize;
+        Ok(u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]))
+    }
+}
+
+/// The next instruction slot after `pc`, skipping control words.
+#[inline]
+pub fn next_slot(pc: u32) -> u32 {
+    if (pc + 1) % 8 == 0 {
+        pc + 2
+    } else {
+        pc + 1
+    }
+}
+
+type R = [u32; 32];
+
+#[inline]
+fn read(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecError> {
+    Ok(match o.src {
+        Src::None => [0; 32],
+        Src::Reg(r) => w.reg(r),
+        Src::Imm(v) => [v; 32],
+        Src::Const { bank, offset } => [env.cbank(bank, offset as i64)?; 32],
+        Src::ConstIdx { bank, reg, offset } => {
+            let idx = w.reg(reg);
+            let mut out = [0; 32];
+            for l in Lanes(w.active) {
+                out[l] = env.cbank(bank, idx[l] as i32 as i64 + offset as i64)?;
+            }
+            out
+        }
+        Src::Pred(p) => {
+            let m = w.pred(p) ^ if o.not { u32::MAX } else { 0 };
+            let mut out = [0; 32];
+            for (l, v) in out.iter_mut().enumerate() {
+                *v = m >> l & 1;
+            }
+            out
+        }
+    })
+}
+
+/// The lane mask of a predicate operand (with `!`).
+#[inline]
+fn pmask(w: &Warp, o: &Operand) -> u32 {
+    match o.src {
+        Src::Pred(p) => w.pred(p) ^ if o.not { u32::MAX } else { 0 },
+        _ => u32::MAX,
+    }
+}
+
+/// Reads a 64-bit source (a register pair, or an immediate's high word).
+#[inline]
+fn read64(w: &Warp, o: &Operand, env: &Env) -> Result<[u64; 32], ExecError> {
+    let mut out = [0u64; 32];
+    match o.src {
+        Src::Reg(r) if r != 255 => {
+            let lo = w.reg(r);
+            let hi = w.reg(r + 1);
+            for l in 0..32 {
+                out[l] = (hi[l] as u64) << 32 | lo[l] as u64;
+            }
+        }
+        Src::Imm(v) => out = [(v as u64) << 32; 32],
+        Src::Const { bank, offset } => {
+            let lo = env.cbank(bank, offset as i64)?;
+            let hi = env.cbank(bank, offset as i64 + 4)?;
+            out = [(hi as u64) << 32 | lo as u64; 32];
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn write64(w: &mut Warp, r: u8, v: &[u64; 32], mask: u32) {
+    if r == 255 {
+        return;
+    }
+    let mut lo = [0u32; 32];
+    let mut hi = [0u32; 32];
+    for l in 0..32 {
+        lo[l] = v[l] as u32;
+        hi[l] = (v[l] >> 32) as u32;
+    }
+    w.set_reg(r, &lo, mask);
+    w.set_reg(r + 1, &hi, mask);
+}
+
+#[inline]
+fn fneg_abs32(x: u32, o: &Operand) -> f32 {
+    let mut b = x;
+    if o.abs {
+        b &= 0x7fff_ffff;
+    }
+    if o.neg {
+        b ^= 0x8000_0000;
+    }
+    f32::from_bits(b)
+}
+
+#[inline]
+fn fneg_abs64(x: u64, o: &Operand) -> f64 {
+    let mut b = x;
+    if o.abs {
+        b &= !(1 << 63);
+    }
+    if o.neg {
+        b ^= 1 << 63;
+    }
+    f64::from_bits(b)
+}
+
+#[inline]
+fn int_in(x: u32, o: &Operand) -> u32 {
+    let x = if o.not { !x } else { x };
+    if o.neg {
+        x.wrapping_neg()
+    } else {
+        x
+    }
+}
+
+fn cmp_int(a: u32, b: u32, cmp: Cmp, signed: bool) -> bool {
+    let ord = if signed {
+        (a as i32).cmp(&(b as i32))
+    } else {
+        a.cmp(&b)
+    };
+    cmp_ord(Some(ord), cmp)
+}
+
+fn cmp_ord(ord: Option<std::cmp::Ordering>, cmp: Cmp) -> bool {
+    use std::cmp::Ordering::*;
+    match (cmp, ord) {
+        (Cmp::F, _) => false,
+        (Cmp::T, _) => true,
+        (Cmp::Num, o) => o.is_some(),
+        (Cmp::Nan, o) => o.is_none(),
+        (Cmp::Lt, Some(o)) => o == Less,
+        (Cmp::Eq, Some(o)) => o == Equal,
+        (Cmp::Le, Some(o)) => o != Greater,
+        (Cmp::Gt, Some(o)) => o == Greater,
+        (Cmp::Ne, Some(o)) => o != Equal,
+        (Cmp::Ge, Some(o)) => o != Less,
+        (Cmp::Ltu, o) => o.is_none_or(|o| o == Less),
+        (Cmp::Equ, o) => o.is_none_or(|o| o == Equal),
+        (Cmp::Leu, o) => o.is_none_or(|o| o != Greater),
+        (Cmp::Gtu, o) => o.is_none_or(|o| o == Greater),
+        (Cmp::Neu, o) => o.is_none_or(|o| o != Equal),
+        (Cmp::Geu, o) => o.is_none_or(|o| o != Less),
+        (_, None) => false,
+    }
+}
+
+#[inline]
+fn bop(a: bool, b: bool, op: BoolOp) -> bool {
+    match op {
+        BoolOp::And => a && b,
+        BoolOp::Or => a || b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// Sets CC flags from results in lanes `mask`.
+fn set_cc(w: &mut Warp, mask: u32, c: u32, z: u32, s: u32, o: u32) {
+    w.cc_c = (w.cc_c & !mask) | (c & mask);
+    w.cc_z = (w.cc_z & !mask) | (z & mask);
+    w.cc_s = (w.cc_s & !mask) | (s & mask);
+    w.cc_o = (w.cc_o & !mask) | (o & mask);
+}
+
+/// Runs `op` (at `w.pc`) for warp `w`. On return `w.pc` is the next slot to run
+/// and `w.state` says whether the warp waits at a barrier or is done.
+pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
+    let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
+    let m = w.active & guard;
+    let pc = w.pc;
+    let next = next_slot(pc);
+    w.pc = next;
+    w.executed += 1;
+    let s = &op.src;
+    match op.kind {
+        Kind::Control => return Err(ExecError::Illegal("a control word was executed".into())),
+        Kind::Unsupported => {
+            let why = env.prog.problem(pc).unwrap_or("unsupported instruction");
+            return Err(ExecError::Illegal(why.to_string()));
+        }
+        Kind::Nop | Kind::Fence => {}
+        Kind::Mov => {
+            let a = read(w, &s[0], env)?;
+            w.set_reg(op.d0, &a, m);
+        }
+        Kind::IAdd { x, sat } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            let (mut c, mut z, mut sg, mut ov) = (0u32, 0u32, 0u32, 0u32);
+            for l in Lanes(m) {
+                let av = if s[0].neg { !a[l] } else { a[l] };
+                let bv = if s[1].neg { !b[l] } else { b[l] };
+                let cin = if x {
+                    (w.cc_c >> l & 1) as u64
+                } else {
+                    s[0].neg as u64 + s[1].neg as u64
+                };
+                let sum = av as u64 + bv as u64 + cin;
+                let r = sum as u32;
+                let sv = (av as i32 as i64) + (bv as i32 as i64) + cin as i64;
+                let overflow = sv < i32::MIN as i64 || sv > i32::MAX as i64;
+                d[l] = if sat && overflow {
+                    if sv < 0 {
+                        i32::MIN as u32
+                    } else {
+                        i32::MAX as u32
+                    }
+                } else {
+                    r
+                };
+                c |= ((sum >> 32) as u32 & 1) << l;
+                let zero = r == 0 && (!x || w.cc_z >> l & 1 == 1);
+                z |= (zero as u32) << l;
+                sg |= (r >> 31) << l;
+                ov |= (overflow as u32) << l;
+            }
+            w.set_reg(op.d0, &d, m);
+            if op.cc {
+                set_cc(w, m, c, z, sg, ov);
+            }
+        }
+        Kind::IScAdd { shift } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            let mut c = 0u32;
+            for l in Lanes(m) {
+                let av = int_in(a[l], &s[0]) << shift;
+                let bv = int_in(b[l], &s[1]);
+                let sum = av as u64 + bv as u64;
+                d[l] = sum as u32;
+                c |= ((sum >> 32) as u32 & 1) << l;
+            }
+            w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, c, z, sg, 0);
+            }
+        }
+        Kind::IMad {
+            sa,
+            sb,
+            hi,
+            x,
+            sat,
+            mad,
+        } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let cc = if mad { read(w, &s[2], env)? } else { [0; 32] };
+            let mut d = [0u32; 32];
+            let mut c = 0u32;
+            for l in Lanes(m) {
+                let av = if sa { a[l] as i32 as i64 } else { a[l] as i64 };
+                let bv = if sb { b[l] as i32 as i64 } else { b[l] as i64 };
+                let mut p = (av as i128 * bv as i128) as i64;
+                if s[0].neg ^ s[1].neg {
+                    p = p.wrapping_neg();
+                }
+                let pw = if hi { (p >> 32) as u32 } else { p as u32 };
+                let cv = if s[2].neg && !x {
+                    cc[l].wrapping_neg()
+                } else if s[2].neg {
+                    !cc[l]
+                } else {
+                    cc[l]
+                };
+                let cin = if x { (w.cc_c >> l & 1) as u64 } else { 0 };
+                let sum = pw as u64 + cv as u64 + cin;
+                let mut r = sum as u32;
+                if sat && mad {
+                    let sv = pw as i32 as i64 + cv as i32 as i64 + cin as i64;
+                    r = sv.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
+                }
+                d[l] = r;
+                c |= ((sum >> 32) as u32 & 1) << l;
+            }
+            w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, c, z, sg, 0);
+            }
+        }
+        Kind::IMnMx { signed } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let (av, bv) = (int_in(a[l], &s[0]), int_in(b[l], &s[1]));
+                let lt = if signed {
+                    (av as i32) < (bv as i32)
+                } else {
+                    av < bv
+                };
+                let min = p >> l & 1 == 1;
+                d[l] = if lt == min { av } else { bv };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::ISetP { cmp, signed, x, bop: bo } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let (mut r0, mut r1) = (0u32, 0u32);
+            for l in Lanes(m) {
+                let t = icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l);
+                let pl = p >> l & 1 == 1;
+                r0 |= (bop(t, pl, bo) as u32) << l;
+                r1 |= (bop(!t, pl, bo) as u32) << l;
+            }
+            w.set_pred(op.d0, r0, m);
+            w.set_pred(op.d1, r1, m);
+        }
+        Kind::ISet {
+            cmp,
+            signed,
+            x,
+            bop: bo,
+            bf,
+        } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let t = bop(
+                    icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l),
+                    p >> l & 1 == 1,
+                    bo,
+                );
+                d[l] = match (t, bf) {
+                    (true, true) => 1.0f32.to_bits(),
+                    (true, false) => u32::MAX,
+                    (false, _) => 0,
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::ICmp { cmp, signed } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = if cmp_int(c[l], 0, cmp, signed) { a[l] } else { b[l] };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Lop { op: lop } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let av = if s[0].not { !a[l] } else { a[l] };
+                let bv = if s[1].not { !b[l] } else { b[l] };
+                d[l] = match lop {
+                    0 => av & bv,
+                    1 => av | bv,
+                    2 => av ^ bv,
+                    _ => bv,
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, 0, z, sg, 0);
+            }
+        }
+        Kind::Shl { wrap } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let n = if wrap { b[l] & 31 } else { b[l] };
+                d[l] = if n >= 32 { 0 } else { a[l] << n };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Shr { signed, wrap } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let n = if wrap { b[l] & 31 } else { b[l].min(32) };
+                d[l] = if signed {
+                    ((a[l] as i32 as i64) >> n) as u32
+                } else {
+                    ((a[l] as u64) >> n) as u32
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Shf {
+            right,
+            wrap,
+            hi,
+            signed64,
+        } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let v = (c[l] as u64) << 32 | a[l] as u64;
+                let n = if wrap { b[l] & 63 } else { b[l].min(64) } as u64;
+                let n = if wrap && !right && !hi { n & 31 } else { n };
+                d[l] = if right {
+                    let sh = if signed64 {
+                        if n >= 64 {
+                            ((v as i64) >> 63) as u64
+                        } else {
+                            ((v as i64) >> n) as u64
+                        }
+                    } else if n >= 64 {
+                        0
+                    } else {
+                        v >> n
+                    };
+                    if hi {
+                        (sh >> 32) as u32
+                    } else {
+                        sh as u32
+                    }
+                } else {
+                    let sh = if n >= 64 { 0 } else { v << n };
+                    if hi || true {
+                        (sh >> 32) as u32
+                    } else {
+                        sh as u32
+                    }
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Bfe { signed, brev } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let x = if brev { a[l].reverse_bits() } else { a[l] };
+                let pos = b[l] & 0xff;
+                let len = (b[l] >> 8) & 0xff;
+                d[l] = bfe(x, pos, len, signed);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Bfi => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let pos = b[l] & 0xff;
+                let len = (b[l] >> 8) & 0xff;
+                d[l] = if pos >= 32 || len == 0 {
+                    c[l]
+                } else {
+                    let len = len.min(32 - pos);
+                    let mask = if len >= 32 { u32::MAX } else { ((1u32 << len) - 1) << pos };
+                    (c[l] & !mask) | ((a[l] << pos) & mask)
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Popc => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let av = if s[0].not { !a[l] } else { a[l] };
+                let bv = if s[1].not { !b[l] } else { b[l] };
+                d[l] = (av & bv).count_ones();
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Flo { signed, sh } => {
+            let a = read(w, &s[0], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let mut x = if s[0].not { !a[l] } else { a[l] };
+                if signed && (x as i32) < 0 {
+                    x = !x;
+                }
+                d[l] = if x == 0 {
+                    u32::MAX
+                } else if sh {
+                    x.leading_zeros()
+                } else {
+                    31 - x.leading_zeros()
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Prmt { mode } => {
+            let a = read(w, &s[0], env)?;
+            let sel = read(w, &s[1], env)?;
+            let b = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = prmt(a[l], b[l], sel[l], mode);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Sel => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = if p >> l & 1 == 1 {
+                    int_in(a[l], &s[0])
+                } else {
+                    int_in(b[l], &s[1])
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FAdd { ftz, sat, rnd } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = fp::fadd(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), rnd, ftz, sat);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FMul { ftz, sat, rnd } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = fp::fmul(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), rnd, ftz, sat);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FFma { ftz, sat, rnd } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = fp::ffma(
+                    fneg_abs32(a[l], &s[0]),
+                    fneg_abs32(b[l], &s[1]),
+                    fneg_abs32(c[l], &s[2]),
+                    rnd,
+                    ftz,
+                    sat,
+                );
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FMnMx { ftz } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let mut x = fneg_abs32(a[l], &s[0]);
+                let mut y = fneg_abs32(b[l], &s[1]);
+                if ftz {
+                    x = fp::ftz32(x);
+                    y = fp::ftz32(y);
+                }
+                let min = p >> l & 1 == 1;
+                d[l] = fminmax32(x, y, min);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FSetP { cmp, ftz, bop: bo } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let (mut r0, mut r1) = (0u32, 0u32);
+            for l in Lanes(m) {
+                let t = fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz);
+                let pl = p >> l & 1 == 1;
+                r0 |= (bop(t, pl, bo) as u32) << l;
+                r1 |= (bop(!t, pl, bo) as u32) << l;
+            }
+            w.set_pred(op.d0, r0, m);
+            w.set_pred(op.d1, r1, m);
+        }
+        Kind::FSet { cmp, ftz, bop: bo, bf } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let t = bop(
+                    fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz),
+                    p >> l & 1 == 1,
+                    bo,
+                );
+                d[l] = match (t, bf) {
+                    (true, true) => 1.0f32.to_bits(),
+                    (true, false) => u32::MAX,
+                    (false, _) => 0,
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FCmp { cmp, ftz } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let t = fcmp32(fneg_abs32(c[l], &s[2]), 0.0, cmp, ftz);
+                d[l] = if t { a[l] } else { b[l] };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Mufu { f } => {
+            let a = read(w, &s[0], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = mufu(f, a[l], &s[0]);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Rro { .. } => {
+            // RRO's output feeds only MUFU.SIN/COS/EX2; keeping the value in full
+            // precision makes those exact functions of the original argument.
+            let a = read(w, &s[0], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                d[l] = fneg_abs32(a[l], &s[0]).to_bits();
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::DAdd { rnd } => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                d[l] = fp::dadd(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
+            }
+            write64(w, op.d0, &d, m);
+        }
+        Kind::DMul { rnd } => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                d[l] = fp::dmul(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
+            }
+            write64(w, op.d0, &d, m);
+        }
+        Kind::DFma { rnd } => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let c = read64(w, &s[2], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                d[l] = fp::dfma(
+                    fneg_abs64(a[l], &s[0]),
+                    fneg_abs64(b[l], &s[1]),
+                    fneg_abs64(c[l], &s[2]),
+                    rnd,
+                );
+            }
+            write64(w, op.d0, &d, m);
+        }
+        Kind::DMnMx => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                let x = fneg_abs64(a[l], &s[0]);
+                let y = fneg_abs64(b[l], &s[1]);
+                let min = p >> l & 1 == 1;
+                d[l] = if x.is_nan() && y.is_nan() {
+                    fp::NAN64
+                } else if x.is_nan() {
+                    y.to_bits()
+                } else if y.is_nan() {
+                    x.to_bits()
+                } else if (x < y) == min || (x == y && (x.is_sign_negative() == min)) {
+                    x.to_bits()
+                } else {
+                    y.to_bits()
+                };
+            }
+            write64(w, op.d0, &d, m);
+        }
+        Kind::DSetP { cmp, bop: bo } => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let (mut r0, mut r1) = (0u32, 0u32);
+            for l in Lanes(m) {
+                let x = fneg_abs64(a[l], &s[0]);
+                let y = fneg_abs64(b[l], &s[1]);
+                let t = cmp_ord(x.partial_cmp(&y), cmp);
+                let pl = p >> l & 1 == 1;
+                r0 |= (bop(t, pl, bo) as u32) << l;
+                r1 |= (bop(!t, pl, bo) as u32) << l;
+            }
+            w.set_pred(op.d0, r0, m);
+            w.set_pred(op.d1, r1, m);
+        }
+        Kind::DSet { cmp, bop: bo, bf } => {
+            let a = read64(w, &s[0], env)?;
+            let b = read64(w, &s[1], env)?;
+            let p = pmask(w, &s[2]);
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let x = fneg_abs64(a[l], &s[0]);
+                let y = fneg_abs64(b[l], &s[1]);
+                let t = bop(cmp_ord(x.partial_cmp(&y), cmp), p >> l & 1 == 1, bo);
+                d[l] = match (t, bf) {
+                    (true, true) => 1.0f32.to_bits(),
+                    (true, false) => u32::MAX,
+                    (false, _) => 0,
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::F2F {
+            dt,
+            st,
+            rnd,
+            irnd,
+            ftz,
+            sat,
+        } => {
+            let a = read64(w, &s[0], env)?;
+            let a32 = read(w, &s[0], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                let x = match st {
+                    NumType::F64 => fneg_abs64(a[l], &s[0]),
+                    NumType::F16 => half_to_f32(a32[l] as u16 >> (16 * s[0].sel as u32 & 16)) as f64,
+                    _ => {
+                        let f = fneg_abs32(a32[l], &s[0]);
+                        (if ftz { fp::ftz32(f) } else { f }) as f64
+                    }
+                };
+                let x = fp::round_int(x, irnd);
+                let x = if sat { x.clamp(0.0, 1.0) } else { x };
+                d[l] = match dt {
+                    NumType::F64 => fp::canon64(x),
+                    _ => {
+                        let r = if irnd == IntRnd::None {
+                            fp::round32(x, 0.0, rnd)
+                        } else {
+                            x as f32
+                        };
+                        let r = if ftz { fp::ftz32(r) } else { r };
+                        if r.is_nan() {
+                            fp::NAN32 as u64
+                        } else {
+                            r.to_bits() as u64
+                        }
+                    }
+                };
+            }
+            if dt == NumType::F64 {
+                write64(w, op.d0, &d, m);
+            } else {
+                let d32: [u32; 32] = std::array::from_fn(|l| d[l] as u32);
+                w.set_reg(op.d0, &d32, m);
+            }
+        }
+        Kind::F2I { dt, st, irnd, ftz } => {
+            let a = read64(w, &s[0], env)?;
+            let a32 = read(w, &s[0], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                let x = if st == NumType::F64 {
+                    fneg_abs64(a[l], &s[0])
+                } else {
+                    let f = fneg_abs32(a32[l], &s[0]);
+                    (if ftz { fp::ftz32(f) } else { f }) as f64
+                };
+                d[l] = f2i(fp::round_int(x, irnd), dt);
+            }
+            if dt.bits() == 64 {
+                write64(w, op.d0, &d, m);
+            } else {
+                let d32: [u32; 32] = std::array::from_fn(|l| d[l] as u32);
+                w.set_reg(op.d0, &d32, m);
+            }
+        }
+        Kind::I2F { dt, st, rnd } => {
+            let a = read64(w, &s[0], env)?;
+            let a32 = read(w, &s[0], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                let v: i128 = int_source(if st.bits() == 64 { a[l] } else { a32[l] as u64 }, st, s[0].sel);
+                let v = if s[0].neg { -v } else { v };
+                let v = if s[0].abs { v.abs() } else { v };
+                let s64 = v as f64;
+                let e = (v - s64 as i128) as f64;
+                d[l] = match dt {
+                    NumType::F64 => fp::round64(s64, e, rnd).to_bits(),
+                    _ => fp::round32(s64, e, rnd).to_bits() as u64,
+                };
+            }
+            if dt == NumType::F64 {
+                write64(w, op.d0, &d, m);
+            } else {
+                let d32: [u32; 32] = std::array::from_fn(|l| d[l] as u32);
+                w.set_reg(op.d0, &d32, m);
+            }
+        }
+        Kind::I2I { dt, st, sat } => {
+            let a = read(w, &s[0], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let mut v = int_source(a[l] as u64, st, s[0].sel);
+                if s[0].neg {
+                    v = -v;
+                }
+                if s[0].abs {
+                    v = v.abs();
+                }
+                let bits = dt.bits().min(32);
+                let (lo, hi): (i128, i128) = if dt.is_signed() {
+                    (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << bits) - 1)
+                };
+                let r = if sat { v.clamp(lo, hi) } else { v };
+                d[l] = if dt.is_signed() {
+                    // Sign-extend the low `bits` into 32.
+                    let sh = 128 - bits;
+                    (((r << sh) >> sh) as i64) as u32
+                } else if bits == 32 {
+                    r as u32
+                } else {
+                    (r as u32) & ((1u32 << bits) - 1)
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::PSetP { bop1, bop2 } => {
+            let a = pmask(w, &s[0]);
+            let b = pmask(w, &s[1]);
+            let c = pmask(w, &s[2]);
+            let (mut r0, mut r1) = (0u32, 0u32);
+            for l in Lanes(m) {
+                let t = bop(a >> l & 1 == 1, b >> l & 1 == 1, bop1);
+                let cl = c >> l & 1 == 1;
+                r0 |= (bop(t, cl, bop2) as u32) << l;
+                r1 |= (bop(!t, cl, bop2) as u32) << l;
+            }
+            w.set_pred(op.d0, r0, m);
+            w.set_pred(op.d1, r1, m);
+        }
+        Kind::P2R => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in Lanes(m) {
+                let mut bits = 0u32;
+                for p in 0..7 {
+                    bits |= (w.preds[p] >> l & 1) << p;
+                }
+                d[l] = (a[l] & !b[l]) | (bits & b[l]);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::R2P => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            for l in Lanes(m) {
+                for p in 0..7 {
+                    if b[l] >> p & 1 == 1 {
+                        let bit = a[l] >> p & 1;
+                        w.preds[p] = (w.preds[p] & !(1 << l)) | (bit << l);
+                    }
+                }
+            }
+        }
+        Kind::CSetP { .. } => return Err(ExecError::Illegal("CSETP is not modelled".into())),
+        Kind::S2R { sr } => {
+            let mut d = [0u32; 32];
+            let warp_base = w.id * 32;
+            let bd = env.block_dim;
+            for l in Lanes(m) {
+                let t = warp_base + l as u32;
+                let (tx, ty, tz) = (t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1]));
+                d[l] = match sr {
+                    SReg::LaneId => l as u32,
+                    SReg::TidX => tx,
+                    SReg::TidY => ty,
+                    SReg::TidZ => tz,
+                    SReg::Tid => tx | ty << 16 | tz << 26,
+                    SReg::CtaidX => env.block_idx[0],
+                    SReg::CtaidY => env.block_idx[1],
+                    SReg::CtaidZ => env.block_idx[2],
+                    SReg::NtidX => bd[0],
+                    SReg::NtidY => bd[1],
+                    SReg::NtidZ => bd[2],
+                    SReg::NctaidX => env.grid_dim[0],
+                    SReg::NctaidY => env.grid_dim[1],
+                    SReg::NctaidZ => env.grid_dim[2],
+                    SReg::ClockLo | SReg::Clock64Lo => env.clock as u32,
+                    SReg::ClockHi => (env.clock >> 32) as u32,
+                    SReg::SmId => env.sm,
+                    SReg::WarpId => w.id,
+                    SReg::NWarpId => 64,
+                    SReg::GridId => 1,
+                    SReg::LaneMaskEq => 1 << l,
+                    SReg::LaneMaskLt => (1u32 << l) - 1,
+                    SReg::LaneMaskLe => ((1u64 << (l + 1)) - 1) as u32,
+                    SReg::LaneMaskGt => !(((1u64 << (l + 1)) - 1) as u32),
+                    SReg::LaneMaskGe => !((1u32 << l) - 1),
+                    SReg::VirtCfg | SReg::Zero => 0,
+                };
+            }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::Shfl { mode } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            let mut pv = 0u32;
+            for l in Lanes(m) {
+                let lane = l as u32;
+                let bval = b[l] & 0x1f;
+                let cval = c[l] & 0x1f;
+                let mask = (c[l] >> 8) & 0x1f;
+                let max_lane = (lane & mask) | (cval & !mask);
+                let min_lane = lane & mask;
+                let (j, ok) = match mode {
+                    ShflMode::Up => {
+                        let j = lane as i32 - bval as i32;
+                        (j, j >= max_lane as i32)
+                    }
+                    ShflMode::Down => {
+                        let j = (lane + bval) as i32;
+                        (j, j <= max_lane as i32)
+                    }
+                    ShflMode::Bfly => {
+                        let j = (lane ^ bval) as i32;
+                        (j, j <= max_lane as i32)
+                    }
+                    ShflMode::Idx => {
+                        let j = (min_lane | (bval & !mask)) as i32;
+                        (j, j <= max_lane as i32)
+                    }
+                };
+                let src = if ok { j as usize } else { l };
+                d[l] = a[src];
+                pv |= (ok as u32) << l;
+            }
+            w.set_reg(op.d0, &d, m);
+            w.set_pred(op.d1, pv, m);
+        }
+        Kind::Vote { mode } => {
+            let p = pmask(w, &s[0]) & m;
+            let ballot = [p; 32];
+            w.set_reg(op.d0, &ballot, m);
+            let r = match mode {
+                VoteMode::All => p == m,
+                VoteMode::Any => p != 0,
+                VoteMode::Eq => p == 0 || p == m,
+            };
+            w.set_pred(op.d1, if r { u32::MAX } else { 0 }, m);
+        }
+        Kind::Ld { space, w: width } => {
+            let base = read(w, &s[0], env)?;
+            let hi = match (space, s[0].src) {
+                (Space::Generic | Space::GlobalRo, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+                _ => [0; 32],
+            };
+            let n = width.regs() as usize;
+            let mut rows = [[0u32; 32]; 4];
+            for l in Lanes(m) {
+                let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+                let addr = if op.d1 == 1 || space == Space::GlobalRo { addr } else { addr & 0xffff_ffff };
+                let mut buf = [0u8; 16];
+                let nb = width.bytes() as usize;
+                mem_access(env, space, w.id, l, addr, &mut buf[..nb], false)?;
+                let v = match width {
+                    Width::U8 => buf[0] as u32,
+                    Width::S8 => buf[0] as i8 as i32 as u32,
+                    Width::U16 => u16::from_le_bytes([buf[0], buf[1]]) as u32,
+                    Width::S16 => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
+                    _ => u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]),
+                };
+                rows[0][l] = v;
+                for (k, row) in rows.iter_mut().enumerate().take(n).skip(1) {
+                    row[l] = u32::from_le_bytes(buf[4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
+                }
+            }
+            if op.d0 != 255 {
+                for (k, row) in rows.iter().enumerate().take(n) {
+                    w.set_reg(op.d0 + k as u8, row, m);
+                }
+            }
+        }
+        Kind::St { space, w: width } => {
+            let base = read(w, &s[0], env)?;
+            let hi = match (space, s[0].src) {
+                (Space::Generic, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+                _ => [0; 32],
+            };
+            let n = width.regs() as usize;
+            let mut rows = [[0u32; 32]; 4];
+            if let Src::Reg(r) = s[1].src {
+                for (k, row) in rows.iter_mut().enumerate().take(n) {
+                    if r != 255 {
+                        *row = w.reg(r + k as u8);
+                    }
+                }
+            }
+            for l in Lanes(m) {
+                let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+                let addr = if op.d1 == 1 { addr } else { addr & 0xffff_ffff };
+                let mut buf = [0u8; 16];
+                for k in 0..n {
+                    buf[4 * k..4 * k + 4].copy_from_slice(&rows[k][l].to_le_bytes());
+                }
+                let nb = width.bytes() as usize;
+                mem_access(env, space, w.id, l, addr, &mut buf[..nb], true)?;
+            }
+        }
+        Kind::Ldc { w: width } => {
+            let n = width.regs();
+            let mut rows = [[0u32; 32]; 4];
+            let (bank, reg, offset) = match s[0].src {
+                Src::ConstIdx { bank, reg, offset } => (bank, reg, offset),
+                Src::Const { bank, offset } => (bank, 255, offset as i32),
+                _ => return Err(ExecError::Illegal("LDC without a constant operand".into())),
+            };
+            let idx = w.reg(reg);
+            for l in Lanes(m) {
+                let a = idx[l] as i32 as i64 + offset as i64;
+                for (k, row) in rows.iter_mut().enumerate().take(n as usize) {
+                    row[l] = env.cbank(bank, a + 4 * k as i64)?;
+                }
+                if width.bytes() < 4 {
+                    let v = env.cbank(bank, a & !3)? >> (8 * (a & 3));
+                    rows[0][l] = match width {
+                        Width::U8 => v & 0xff,
+                        Width::S8 => v as u8 as i8 as i32 as u32,
+                        Width::U16 => v & 0xffff,
+                        _ => v as u16 as i16 as i32 as u32,
+                    };
+                }
+            }
+            for (k, row) in rows.iter().enumerate().take(n as usize) {
+                w.set_reg(op.d0 + k as u8, row, m);
+            }
+        }
+        Kind::Atom { space, op: aop, ty, ret } => {
+            let base = read(w, &s[0], env)?;
+            let hi = match (space, s[0].src) {
+                (Space::Generic, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+                _ => [0; 32],
+            };
+            let wide = ty == AtomType::U64;
+            let b = read64(w, &s[1], env)?;
+            let b32 = read(w, &s[1], env)?;
+            let c = read64(w, &s[2], env)?;
+            let c32 = read(w, &s[2], env)?;
+            let mut d = [0u64; 32];
+            for l in Lanes(m) {
+                let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+                let addr = if op.d1 == 1 { addr } else { addr & 0xffff_ffff };
+                let size = if wide { 8 } else { 4 };
+                let mut buf = [0u8; 8];
+                mem_access(env, space, w.id, l, addr, &mut buf[..size], false)?;
+                let old = u64::from_le_bytes(buf);
+                let (bv, cv) = if wide { (b[l], c[l]) } else { (b32[l] as u64, c32[l] as u64) };
+                let new = atom(aop, ty, old, bv, cv);
+                buf = new.to_le_bytes();
+                mem_access(env, space, w.id, l, addr, &mut buf[..size], true)?;
+                d[l] = old;
+            }
+            if ret {
+                if wide {
+                    write64(w, op.d0, &d, m);
+                } else {
+                    let d32: [u32; 32] = std::array::from_fn(|l| d[l] as u32);
+                    w.set_reg(op.d0, &d32, m);
+                }
+            }
+        }
+        Kind::Bra => {
+            let taken = m;
+            let not_taken = w.active & !taken;
+            if taken == 0 {
+                // Falls through.
+            } else if not_taken == 0 {
+                w.pc = op.target;
+            } else {
+                if !w.push(Token::Div, not_taken, next) {
+                    return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                }
+                w.active = taken;
+                w.pc = op.target;
+            }
+        }
+        Kind::Brx => {
+            let r = read(w, &s[0], env)?;
+            // Group lanes by target; the lowest lane's target runs first.
+            let mut left = m;
+            let mut first = None;
+            while left != 0 {
+                let l0 = left.trailing_zeros() as usize;
+                let t = r[l0].wrapping_add(op.imm as u32).wrapping_add((pc + 1) * 8);
+                let mut group = 0;
+                for l in Lanes(left) {
+                    if r[l].wrapping_add(op.imm as u32).wrapping_add((pc + 1) * 8) == t {
+                        group |= 1 << l;
+                    }
+                }
+                left &= !group;
+                if t % 8 != 0 {
+                    return Err(ExecError::Illegal(format!("BRX to misaligned address {t:#x}")));
+                }
+                match first {
+                    None => first = Some((group, t / 8)),
+                    Some(_) => {
+                        if !w.push(Token::Div, group, t / 8) {
+                            return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                        }
+                    }
+                }
+            }
+            let rest = w.active & !m;
+            if rest != 0 && !w.push(Token::Div, rest, next) {
+                return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+            }
+            if let Some((g, t)) = first {
+                w.active = g;
+                w.pc = t;
+            }
+        }
+        Kind::Ssy | Kind::Pbk | Kind::Pcnt | Kind::Pret => {
+            let token = match op.kind {
+                Kind::Ssy => Token::Sync,
+                Kind::Pbk => Token::Brk,
+                Kind::Pcnt => Token::Cont,
+                _ => Token::Call,
+            };
+            if !w.push(token, w.active, op.target) {
+                return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+            }
+        }
+        Kind::Cal => {
+            if m != w.active {
+                return Err(ExecError::Illegal("a predicated CAL in divergent code is not modelled".into()));
+            }
+            if !w.push(Token::Call, w.active, next) {
+                return Err(ExecError::Stack(
+                    "the call stack overflowed (runaway recursion?)".into(),
+                ));
+            }
+            w.pc = op.target;
+        }
+        Kind::Brk | Kind::Cont | Kind::Ret => {
+            let token = match op.kind {
+                Kind::Brk => Token::Brk,
+                Kind::Cont => Token::Cont,
+                _ => Token::Call,
+            };
+            if m != 0 && !w.leave_to(token, m) {
+                return Err(ExecError::Stack(format!(
+                    "{} with no matching {} on the stack",
+                    match token {
+                        Token::Brk => "BRK",
+                        Token::Cont => "CONT",
+                        _ => "RET",
+                    },
+                    match token {
+                        Token::Brk => "PBK",
+                        Token::Cont => "PCNT",
+                        _ => "CAL",
+                    }
+                )));
+            }
+        }
+        Kind::Exit => {
+            w.exit(m);
+        }
+        Kind::Bar { arrive_only } => {
+            let id = read(w, &s[0], env)?[0];
+            let count = if s[1].src == Src::None {
+                0
+            } else {
+                read(w, &s[1], env)?[0]
+            };
+            if m != 0 {
+                let live = w.valid & !w.exited;
+                if m != live {
+                    return Err(ExecError::DivergentBarrier { arrived: m, live });
+                }
+                if id > 15 {
+                    return Err(ExecError::Illegal(format!("barrier {id} does not exist (0..15)")));
+                }
+                if !arrive_only {
+                    w.state = WarpState::Barrier {
+                        id: id as u8,
+                        count,
+                    };
+                }
+            }
+        }
+    }
+    if op.sync && m != 0 {
+        // `.S`: these lanes wait at the innermost SSY entry.
+        if !w.stack.iter().any(|e| e.token == Token::Sync) {
+            return Err(ExecError::Stack("a .S instruction with no SSY on the stack".into()));
+        }
+        w.active &= !m;
+    }
+    if w.active == 0 && !w.resume() {
+        return Err(ExecError::Stack(
+            "no lane is running, and the lanes left have nothing to resume them".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn zs(d: &[u32; 32], m: u32) -> (u32, u32) {
+    let (mut z, mut s) = (0, 0);
+    for l in Lanes(m) {
+        z |= ((d[l] == 0) as u32) << l;
+        s |= (d[l] >> 31) << l;
+    }
+    (z, s)
+}
+
+/// An integer comparison; `.X` compares the high words of a 64-bit pair whose
+/// low words set the condition code (`IADD RZ.CC, lo_a, -lo_b`): the borrow is
+/// the carry flag's complement and equality needs the low words' zero flag.
+#[inline]
+fn icompare(a: u32, b: u32, cmp: Cmp, signed: bool, x: bool, w: &Warp, l: usize) -> bool {
+    if !x {
+        return cmp_int(a, b, cmp, signed);
+    }
+    let carry = (w.cc_c >> l & 1) as i64;
+    let zero_lo = w.cc_z >> l & 1 == 1;
+    let (av, bv) = if signed {
+        (a as i32 as i64, b as i32 as i64)
+    } else {
+        (a as i64, b as i64)
+    };
+    // a:lo - b:lo as (a - b - borrow) with the low part's zero flag.
+    let diff = av - bv - (1 - carry);
+    let ord = if diff < 0 {
+        std::cmp::Ordering::Less
+    } else if diff == 0 && zero_lo {
+        std::cmp::Ordering::Equal
+    } else if diff == 0 && carry == 1 {
+        std::cmp::Ordering::Equal
+    } else {
+        std::cmp::Ordering::Greater
+    };
+    cmp_ord(Some(ord), cmp)
+}
+
+fn bfe(x: u32, pos: u32, len: u32, signed: bool) -> u32 {
+    if len == 0 {
+        return 0;
+    }
+    if pos >= 32 {
+        return if signed && (x as i32) < 0 { u32::MAX } else { 0 };
+    }
+    let len = len.min(32);
+    let v = (x as u64) >> pos;
+    let end = pos + len;
+    if signed {
+        let top = end.min(32) - 1; // sign bit position in x
+        let sign = x >> top & 1;
+        let l = (end.min(32) - pos) as u64;
+        let mut r = v & ((1u64 << l) - 1);
+        if sign == 1 {
+            r |= !((1u64 << l) - 1);
+        }
+        r as u32
+    } else {
+        (v & ((1u64 << len) - 1)) as u32
+    }
+}
+
+fn prmt(a: u32, b: u32, sel: u32, mode: u8) -> u32 {
+    let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
+    let idx = |i: u32| -> u8 {
+        let s = (sel >> (4 * i)) & 0xf;
+        let byte = bytes[(s & 7) as usize];
+        if s & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        }
+    };
+    let pick = |ix: [u32; 4]| -> u32 {
+        u32::from_le_bytes([bytes[ix[0] as usize], bytes[ix[1] as usize], bytes[ix[2] as usize], bytes[ix[3] as usize]])
+    };
+    let s = sel & 3;
+    match mode {
+        0 => u32::from_le_bytes([idx(0), idx(1), idx(2), idx(3)]),
+        1 => pick([s, (s + 1) & 7, (s + 2) & 7, (s + 3) & 7]),          // F4E
+        2 => pick([s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7]),          // B4E
+        3 => pick([s, s, s, s]),                                        // RC8
+        4 => pick([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]][s as usize]), // ECL
+        5 => pick([[0, 0, 0, 0], [1, 0, 0, 0], [2, 1, 0, 0], [3, 2, 1, 0]][s as usize]), // ECR
+        _ => {
+            let h = (sel & 1) * 2;
+            pick([h, h + 1, h, h + 1]) // RC16
+        }
+    }
+}
+
+fn fminmax32(x: f32, y: f32, min: bool) -> u32 {
+    if x.is_nan() && y.is_nan() {
+        return fp::NAN32;
+    }
+    if x.is_nan() {
+        return y.to_bits();
+    }
+    if y.is_nan() {
+        return x.to_bits();
+    }
+    if x == y {
+        // -0 is below +0.
+        return if (x.is_sign_negative() && min) || (x.is_sign_positive() && !min) {
+            x.to_bits()
+        } else {
+            y.to_bits()
+        };
+    }
+    if (x < y) == min {
+        x.to_bits()
+    } else {
+        y.to_bits()
+    }
+}
+
+fn fcmp32(a: f32, b: f32, cmp: Cmp, ftz: bool) -> bool {
+    let (a, b) = if ftz { (fp::ftz32(a), fp::ftz32(b)) } else { (a, b) };
+    cmp_ord(a.partial_cmp(&b), cmp)
+}
+
+/// MUFU: the function computed in double and rounded to single; inputs that are
+/// denormal are flushed, as the hardware unit does. The hardware is accurate to
+/// about 1 ulp (NVIDIA's CUDA guide, intrinsic functions); this is within that.
+fn mufu(f: MufuFn, x: u32, o: &Operand) -> u32 {
+    let v = fp::ftz32(fneg_abs32(x, o)) as f64;
+    let r = match f {
+        MufuFn::Cos => v.cos(),
+        MufuFn::Sin => v.sin(),
+        MufuFn::Ex2 => v.exp2(),
+        MufuFn::Lg2 => v.log2(),
+        MufuFn::Rcp => 1.0 / v,
+        MufuFn::Rsq => 1.0 / v.sqrt(),
+        MufuFn::Rcp64h | MufuFn::Rsq64h => {
+            let mut hi = x;
+            if o.abs {
+                hi &= 0x7fff_ffff;
+            }
+            if o.neg {
+                hi ^= 0x8000_0000;
+            }
+            let d = f64::from_bits((hi as u64) << 32);
+            let r = if f == MufuFn::Rcp64h { 1.0 / d } else { 1.0 / d.sqrt() };
+            return if r.is_nan() { 0x7fff_ffff } else { (r.to_bits() >> 32) as u32 };
+        }
+    };
+    let r = fp::ftz32(r as f32);
+    if r.is_nan() {
+        fp::NAN32
+    } else {
+        r.to_bits()
+    }
+}
+
+fn half_to_f32(h: u16) -> f32 {
+    let sign = (h >> 15) as u32;
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as u32;
+    let v = if exp == 0 {
+        man as f32 * 2f32.powi(-24)
+    } else if exp == 31 {
+        if man == 0 {
+            f32::INFINITY
+        } else {
+            f32::NAN
+        }
+    } else {
+        (1.0 + man as f32 / 1024.0) * 2f32.powi(exp - 15)
+    };
+    if sign == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+fn int_source(v: u64, st: NumType, sel: u8) -> i128 {
+    let sh = match st.bits() {
+        8 => 8 * sel as u32,
+        16 => 16 * (sel as u32 & 1),
+        _ => 0,
+    };
+    let v = v >> sh;
+    match st {
+        NumType::U8 => (v & 0xff) as i128,
+        NumType::S8 => v as u8 as i8 as i128,
+        NumType::U16 => (v & 0xffff) as i128,
+        NumType::S16 => v as u16 as i16 as i128,
+        NumType::U32 => (v & 0xffff_ffff) as i128,
+        NumType::S32 => v as u32 as i32 as i128,
+        NumType::U64 => v as i128,
+        _ => v as i64 as i128,
+    }
+}
+
+/// Float to integer, saturating; NaN gives 0.
+fn f2i(x: f64, dt: NumType) -> u64 {
+    if x.is_nan() {
+        return 0;
+    }
+    match dt {
+        NumType::U8 => x.clamp(0.0, 255.0) as u64,
+        NumType::S8 => (x.clamp(-128.0, 127.0) as i64 as u64) & 0xffff_ffff,
+        NumType::U16 => x.clamp(0.0, 65535.0) as u64,
+        NumType::S16 => (x.clamp(-32768.0, 32767.0) as i64 as u64) & 0xffff_ffff,
+        NumType::U32 => x.clamp(0.0, u32::MAX as f64) as u32 as u64,
+        NumType::U64 => x.max(0.0) as u64,
+        NumType::S64 => x as i64 as u64,
+        _ => (x as i32) as u32 as u64,
+    }
+}
+
+fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
+    let o32 = old as u32;
+    let b32 = b as u32;
+    match (op, ty) {
+        (AtomOp::Add, AtomType::F32) => fp::fadd(f32::from_bits(o32), f32::from_bits(b32), Rnd::Rn, true, false) as u64,
+        (AtomOp::Add, AtomType::U64) => old.wrapping_add(b),
+        (AtomOp::Exch, AtomType::U64) => b,
+        (AtomOp::Cas, AtomType::U64) => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        (AtomOp::Add, _) => o32.wrapping_add(b32) as u64,
+        (AtomOp::Min, AtomType::S32) => (o32 as i32).min(b32 as i32) as u32 as u64,
+        (AtomOp::Max, AtomType::S32) => (o32 as i32).max(b32 as i32) as u32 as u64,
+        (AtomOp::Min, _) => o32.min(b32) as u64,
+        (AtomOp::Max, _) => o32.max(b32) as u64,
+        (AtomOp::Inc, _) => (if o32 >= b32 { 0 } else { o32 + 1 }) as u64,
+        (AtomOp::Dec, _) => (if o32 == 0 || o32 > b32 { b32 } else { o32 - 1 }) as u64,
+        (AtomOp::And, _) => (o32 & b32) as u64,
+        (AtomOp::Or, _) => (o32 | b32) as u64,
+        (AtomOp::Xor, _) => (o32 ^ b32) as u64,
+        (AtomOp::Exch, _) => b32 as u64,
+        (AtomOp::Cas, _) => (if o32 == b32 { c as u32 } else { o32 }) as u64,
+    }
+}
+
+/// One thread's access of `buf.len()` bytes at `addr` in `space`: reads fill
+/// `buf`, writes store it.
+fn mem_access(
+    env: &mut Env,
+    space: Space,
+    warp: u32,
+    lane: usize,
+    addr: u64,
+    buf: &mut [u8],
+    write: bool,
+) -> Result<(), ExecError> {
+    let size = buf.len() as u32;
+    let (space, addr) = match space {
+        Space::Generic if addr >= SHARED_WINDOW && addr < SHARED_WINDOW + WINDOW_SIZE => {
+            (Space::Shared, addr - SHARED_WINDOW)
+        }
+        Space::Generic if addr >= LOCAL_WINDOW && addr < LOCAL_WINDOW + WINDOW_SIZE => {
+            (Space::Local, addr - LOCAL_WINDOW)
+        }
+        s => (s, addr),
+    };
+    let name = match space {
+        Space::Generic | Space::GlobalRo => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
+    };
+    if addr % size as u64 != 0 {
+        return Err(ExecError::Misaligned {
+            space: name,
+            write,
+            lane: lane as u32,
+            addr,
+            size,
+        });
+    }
+    let oob = |detail: String| ExecError::OutOfBounds {
+        space: name,
+        write,
+        lane: lane as u32,
+        addr,
+        size,
+        detail,
+    };
+    match space {
+        Space::Generic | Space::GlobalRo => {
+            if write && space == Space::GlobalRo {
+                return Err(ExecError::Illegal("a store through the read-only path".into()));
+            }
+            let r = if write {
+                env.global.write(addr, buf)
+            } else {
+                env.global.read(addr, buf)
+            };
+            r.map_err(|f: Fault| {
+                oob(f.nearest.unwrap_or_else(|| "no global memory is allocated".into()))
+            })
+        }
+        Space::Shared => {
+            let end = addr + size as u64;
+            if end > env.shared.len() as u64 {
+                return Err(oob(format!("the block has {} bytes of shared memory", env.shared.len())));
+            }
+            let r = &mut env.shared[addr as usize..end as usize];
+            if write {
+                r.copy_from_slice(buf);
+            } else {
+                buf.copy_from_slice(r);
+            }
+            Ok(())
+        }
+        Space::Local => {
+            let ls = env.local_size as u64;
+            let end = addr + size as u64;
+            if end > ls {
+                return Err(oob(format!("each thread has {ls} bytes of local memory")));
+            }
+            let t = (warp as u64 * 32 + lane as u64) * ls;
+            let r = &mut env.local[(t + addr) as usize..(t + end) as usize];
+            if write {
+                r.copy_from_slice(buf);
+            } else {
+                buf.copy_from_slice(r);
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitfield_extract() {
+        assert_eq!(bfe(0xf0, 4, 4, false), 0xf);
+        assert_eq!(bfe(0xf0, 4, 4, true), 0xffff_ffff);
+        assert_eq!(bfe(0x70, 4, 4, true), 7);
+        assert_eq!(bfe(0x8000_0000, 31, 8, true), 0xffff_ffff);
+        assert_eq!(bfe(0x8000_0000, 31, 8, false), 1);
+    }
+
+    #[test]
+    fn permute_default_mode() {
+        // PRMT R3, RZ, 0x6540, R9: R9's low three bytes shifted up one byte.
+        assert_eq!(prmt(0, 0x00ab_cdef, 0x6540, 0), 0xabcd_ef00);
+        assert_eq!(prmt(0x0403_0201, 0x0807_0605, 0x3210, 0), 0x0403_0201);
+        assert_eq!(prmt(0x80, 0, 0x0008, 0), 0x8080_80ff);
+    }
+
+    #[test]
+    fn comparisons_with_nan() {
+        assert!(!fcmp32(f32::NAN, 1.0, Cmp::Lt, false));
+        assert!(fcmp32(f32::NAN, 1.0, Cmp::Ltu, false));
+        assert!(fcmp32(f32::NAN, 1.0, Cmp::Neu, false));
+        assert!(!fcmp32(f32::NAN, 1.0, Cmp::Ne, false));
+    }
+}

@@ -1,0 +1,384 @@
+//! The functional model: runs a grid of blocks to completion, block by block,
+//! with no notion of time.
+//!
+//! Within a block, warps take turns (each runs until it reaches a barrier, exits
+//! or has run a quantum of instructions), so results of a correct program do not
+//! depend on the order; blocks run in grid order. Errors come back as a
+//! [`SimError`] that names the kernel, block, thread, instruction and what went
+//! wrong, in the manner of compute-sanitizer.
+
+use std::fmt;
+
+use crate::exec::{exec, Env, ExecError};
+use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW};
+use crate::program::Program;
+use crate::warp::{Warp, WarpState};
+
+/// Grid and block shape of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, bytes.
+    pub dynamic_shared: u32,
+}
+
+impl Dims {
+    pub fn threads_per_block(&self) -> u32 {
+        self.block[0] * self.block[1] * self.block[2]
+    }
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+}
+
+/// Where in the grid an error happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub kernel: String,
+    pub block: [u32; 3],
+    /// The first thread concerned, when one is.
+    pub thread: Option<[u32; 3]>,
+    /// Byte address of the instruction.
+    pub pc: u64,
+    /// Its SASS text.
+    pub text: String,
+}
+
+/// Why a launch stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The launch itself is invalid (checked before any block runs).
+    #[error("launch of `{kernel}`: {why}")]
+    BadLaunch { kernel: String, why: String },
+    /// An instruction failed.
+    #[error("{what}\n    at {:#06x} in {}: {}\n    by thread {} in block ({}, {}, {})",
+        .at.pc, .at.kernel, .at.text,
+        .at.thread.map_or("(whole warp)".to_string(), |t| format!("({}, {}, {})", t[0], t[1], t[2])),
+        .at.block[0], .at.block[1], .at.block[2])]
+    Fault { what: String, at: Location },
+    /// No warp of a block can go on.
+    #[error("deadlock in `{kernel}` block ({}, {}, {}): {why}", .block[0], .block[1], .block[2])]
+    Deadlock {
+        kernel: String,
+        block: [u32; 3],
+        why: String,
+    },
+    /// A block ran past the instruction limit.
+    #[error("`{kernel}` block ({}, {}, {}) ran past the limit of {limit} warp-instructions (an endless loop? raise it with instruction_limit)", .block[0], .block[1], .block[2])]
+    Limit {
+        kernel: String,
+        block: [u32; 3],
+        limit: u64,
+    },
+}
+
+/// Counts from a completed run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub blocks: u64,
+    pub warp_instructions: u64,
+}
+
+/// Instructions a warp runs before the next warp of its block gets a turn.
+const QUANTUM: u32 = 256;
+
+/// Constant bank 0 as the code expects it (learned from ptxas 11.8's sm_35
+/// output): 0x20 shared window, 0x24 local window, 0x28..0x30 block size,
+/// 0x34..0x3c grid size, 0x44 top of the per-thread stack, parameters from 0x140.
+pub fn build_cbank0(prog: &Program, dims: &Dims, params: &[u8]) -> Vec<u8> {
+    let mut c = vec![0u8; 0x140 + params.len().max(prog.param_size as usize)];
+    let mut put = |off: usize, v: u32| c[off..off + 4].copy_from_slice(&v.to_le_bytes());
+    put(0x20, SHARED_WINDOW as u32);
+    put(0x24, LOCAL_WINDOW as u32);
+    put(0x28, dims.block[0]);
+    put(0x2c, dims.block[1]);
+    put(0x30, dims.block[2]);
+    put(0x34, dims.grid[0]);
+    put(0x38, dims.grid[1]);
+    put(0x3c, dims.grid[2]);
+    put(0x44, prog.local_size);
+    c[0x140..0x140 + params.len()].copy_from_slice(params);
+    c
+}
+
+/// Checks a launch against the hardware's and the kernel's limits.
+pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), SimError> {
+    let bad = |why: String| {
+        Err(SimError::BadLaunch {
+            kernel: prog.name.clone(),
+            why,
+        })
+    };
+    let t = dims.threads_per_block() as u64;
+    if dims.block.contains(&0) || dims.grid.contains(&0) {
+        return bad(format!("grid {:?} and block {:?} must not be empty", dims.grid, dims.block));
+    }
+    if dims.block[0] > 1024 || dims.block[1] > 1024 || dims.block[2] > 64 || t > 1024 {
+        return bad(format!("block {:?} exceeds sm_35's limits (1024 threads, z at most 64)", dims.block));
+    }
+    if dims.grid[0] > 0x7fff_ffff || dims.grid[1] > 65535 || dims.grid[2] > 65535 {
+        return bad(format!("grid {:?} exceeds sm_35's limits", dims.grid));
+    }
+    if let Some(r) = prog.req_ntid {
+        if r != dims.block {
+            return bad(format!("the kernel requires block {r:?} (.reqntid), launched with {:?}", dims.block));
+        }
+    }
+    if let Some(mx) = prog.max_threads {
+        let cap = mx[0] as u64 * mx[1].max(1) as u64 * mx[2].max(1) as u64;
+        if t > cap {
+            return bad(format!("the kernel allows at most {cap} threads per block (.maxntid), launched with {t}"));
+        }
+    }
+    let shared = prog.shared_size as u64 + dims.dynamic_shared as u64;
+    if shared > 48 * 1024 {
+        return bad(format!("{shared} bytes of shared memory per block exceed the 48 KB of a K20m SM"));
+    }
+    if prog.registers as u64 * t > 65536 {
+        return bad(format!(
+            "{} registers x {t} threads exceed the 65536 registers of an SM",
+            prog.registers
+        ));
+    }
+    if params.len() != prog.param_size as usize {
+        return bad(format!(
+            "the kernel takes {} bytes of parameters, the launch gives {}",
+            prog.param_size,
+            params.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs the whole grid. `limit` bounds the warp-instructions of each block.
+pub fn run(
+    prog: &Program,
+    global: &mut GlobalMem,
+    dims: &Dims,
+    params: &[u8],
+    limit: u64,
+) -> Result<RunStats, SimError> {
+    check_launch(prog, dims, params)?;
+    let cbank0 = build_cbank0(prog, dims, params);
+    let mut stats = RunStats::default();
+    let tpb = dims.threads_per_block();
+    let nwarps = tpb.div_ceil(32);
+    let shared_len = (prog.shared_size + dims.dynamic_shared) as usize;
+    let mut shared = vec![0u8; shared_len];
+    let mut local = vec![0u8; nwarps as usize * 32 * prog.local_size as usize];
+    let mut warps: Vec<Warp> = (0..nwarps)
+        .map(|i| {
+            let n = (tpb - i * 32).min(32);
+            Warp::new(i, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 })
+        })
+        .collect();
+    for bz in 0..dims.grid[2] {
+        for by in 0..dims.grid[1] {
+            for bx in 0..dims.grid[0] {
+                let block = [bx, by, bz];
+                shared.iter_mut().for_each(|b| *b = 0);
+                local.iter_mut().for_each(|b| *b = 0);
+                for (i, w) in warps.iter_mut().enumerate() {
+                    let n = (tpb - i as u32 * 32).min(32);
+                    *w = Warp::new(i as u32, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
+                }
+                let mut env = Env {
+                    prog,
+                    cbank0: &cbank0,
+                    global,
+                    shared: &mut shared,
+                    local: &mut local,
+                    local_size: prog.local_size,
+                    block_idx: block,
+                    block_dim: dims.block,
+                    grid_dim: dims.grid,
+                    clock: 0,
+                    sm: 0,
+                };
+                stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
+                stats.blocks += 1;
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Runs one block's warps to completion; returns the warp-instructions executed.
+fn run_block(prog: &Program, env: &mut Env, warps: &mut [Warp], limit: u64) -> Result<u64, SimError> {
+    let mut total = 0u64;
+    loop {
+        for wi in 0..warps.len() {
+            let w = &mut warps[wi];
+            let mut n = 0;
+            while w.state == WarpState::Running && n < QUANTUM {
+                let pc = w.pc;
+                let Some(op) = prog.ops.get(pc as usize) else {
+                    return Err(fault(prog, env, w, pc, None, "the warp ran past the end of the code".into()));
+                };
+                if let Err(e) = exec(op, w, env) {
+                    return Err(exec_fault(prog, env, w, pc, e));
+                }
+                n += 1;
+                env.clock += 1;
+            }
+            total += n as u64;
+            if total > limit {
+                return Err(SimError::Limit {
+                    kernel: prog.name.clone(),
+                    block: env.block_idx,
+                    limit,
+                });
+            }
+        }
+        if warps.iter().all(|w| w.state == WarpState::Done) {
+            return Ok(total);
+        }
+        if warps.iter().any(|w| w.state == WarpState::Running) {
+            continue;
+        }
+        // Every live warp waits at a barrier: release the ones that can go.
+        if !release_barriers(warps) {
+            return Err(deadlock(prog, env, warps));
+        }
+    }
+}
+
+/// Releases every barrier whose expected threads have all arrived (exited warps
+/// count as arrived, as on the hardware). Returns whether one was released.
+fn release_barriers(warps: &mut [Warp]) -> bool {
+    let live_threads: u32 = warps
+        .iter()
+        .filter(|w| w.state != WarpState::Done)
+        .map(|w| (w.valid & !w.exited).count_ones())
+        .sum();
+    let mut released = false;
+    for id in 0..16u8 {
+        let (mut arrived, mut count) = (0u32, 0u32);
+        for w in warps.iter() {
+            if let WarpState::Barrier { id: i, count: c } = w.state {
+                if i == id {
+                    arrived += w.valid.count_ones();
+                    count = count.max(c);
+                }
+            }
+        }
+        if arrived == 0 {
+            continue;
+        }
+        let need = if count == 0 { live_threads } else { count };
+        if arrived >= need {
+            for w in warps.iter_mut() {
+                if matches!(w.state, WarpState::Barrier { id: i, .. } if i == id) {
+                    w.state = WarpState::Running;
+                }
+            }
+            released = true;
+        }
+    }
+    released
+}
+
+fn deadlock(prog: &Program, env: &Env, warps: &[Warp]) -> SimError {
+    let mut waiting = Vec::new();
+    for w in warps {
+        if let WarpState::Barrier { id, .. } = w.state {
+            let pc = (w.pc as u64).saturating_sub(1) * 8;
+            waiting.push(format!("warp {} at barrier {id} (near {pc:#06x})", w.id));
+        }
+    }
+    let done = warps.iter().filter(|w| w.state == WarpState::Done).count();
+    SimError::Deadlock {
+        kernel: prog.name.clone(),
+        block: env.block_idx,
+        why: format!(
+            "a barrier that not every thread reaches: {}; {done} of {} warps have exited",
+            waiting.join(", "),
+            warps.len()
+        ),
+    }
+}
+
+fn thread_of(env: &Env, w: &Warp, lane: u32) -> [u32; 3] {
+    let t = w.id * 32 + lane;
+    let b = env.block_dim;
+    [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])]
+}
+
+fn fault(prog: &Program, env: &Env, w: &Warp, pc: u32, lane: Option<u32>, what: String) -> SimError {
+    SimError::Fault {
+        what,
+        at: Location {
+            kernel: prog.name.clone(),
+            block: env.block_idx,
+            thread: Some(thread_of(env, w, lane.unwrap_or(w.active.trailing_zeros().min(31)))),
+            pc: pc as u64 * 8,
+            text: prog.text(pc),
+        },
+    }
+}
+
+fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecError) -> SimError {
+    match e {
+        ExecError::OutOfBounds {
+            space,
+            write,
+            lane,
+            addr,
+            size,
+            detail,
+        } => fault(
+            prog,
+            env,
+            w,
+            pc,
+            Some(lane),
+            format!(
+                "out-of-bounds {space} {} of {size} bytes at {addr:#x}: {detail}",
+                if write { "write" } else { "read" }
+            ),
+        ),
+        ExecError::Misaligned {
+            space,
+            write,
+            lane,
+            addr,
+            size,
+        } => fault(
+            prog,
+            env,
+            w,
+            pc,
+            Some(lane),
+            format!(
+                "misaligned {space} {} of {size} bytes at {addr:#x} (must be a multiple of {size})",
+                if write { "write" } else { "read" }
+            ),
+        ),
+        ExecError::Illegal(why) => fault(prog, env, w, pc, None, format!("illegal instruction: {why}")),
+        ExecError::Stack(why) => fault(prog, env, w, pc, None, format!("control flow: {why}")),
+        ExecError::DivergentBarrier { arrived, live } => fault(
+            prog,
+            env,
+            w,
+            pc,
+            Some((live & !arrived).trailing_zeros()),
+            format!(
+                "a barrier that not every thread reaches: {} of warp {}'s {} live threads arrived (divergent __syncthreads)",
+                arrived.count_ones(),
+                w.id,
+                live.count_ones()
+            ),
+        ),
+    }
+}
+
+impl fmt::Display for Dims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "grid ({}, {}, {}) x block ({}, {}, {})",
+            self.grid[0], self.grid[1], self.grid[2], self.block[0], self.block[1], self.block[2]
+        )
+    }
+}

@@ -1,0 +1,618 @@
+//! Launch files: parsing ([`spec`]), evaluating them against their variables
+//! into a concrete launch, packing kernel parameters, and checking results.
+//!
+//! Files named by a launch file are read through a closure the caller hands in,
+//! so this crate does no I/O of its own.
+
+pub mod spec;
+
+use std::collections::BTreeMap;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sim_isa::cubin::KernelParam;
+
+use crate::func::Dims;
+use crate::reference::{self, RefInput};
+use spec::*;
+
+/// Why a launch file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    #[error("{line}:{col}: {msg}")]
+    Syntax { line: usize, col: usize, msg: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
+    Err(LaunchError::Invalid(msg.into()))
+}
+
+/// Parses a launch file's text.
+pub fn parse(text: &str) -> Result<LaunchSpec, LaunchError> {
+    ron::from_str(text).map_err(|e| LaunchError::Syntax {
+        line: e.position.line,
+        col: e.position.col,
+        msg: e.code.to_string(),
+    })
+}
+
+/// A buffer with its contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub elem: Elem,
+    pub data: Vec<u8>,
+}
+
+/// A launch with every expression evaluated and every buffer filled.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub kernel: String,
+    pub cubin: Option<String>,
+    pub vars: BTreeMap<String, i64>,
+    pub dims: Dims,
+    pub buffers: Vec<Buffer>,
+    pub args: Vec<Arg>,
+    pub checks: Vec<CheckSpec>,
+    pub limit: u64,
+}
+
+/// Evaluates `spec` with `overrides` (`--set n=4096`) applied to its variables.
+/// `read` reads a file named in the launch file.
+pub fn resolve(
+    spec: &LaunchSpec,
+    overrides: &[(String, i64)],
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Resolved, LaunchError> {
+    let mut vars = spec.vars.clone();
+    for (k, v) in overrides {
+        if !vars.contains_key(k) {
+            return invalid(format!(
+                "--set {k}: the launch file has no variable `{k}` (it has: {})",
+                vars.keys().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        vars.insert(k.clone(), *v);
+    }
+    let num = |n: &Num, what: &str| -> Result<i64, LaunchError> {
+        match n {
+            Num::Lit(v) => Ok(*v),
+            Num::Expr(e) => eval(e, &vars).map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}"))),
+        }
+    };
+    let real = |r: &Real, what: &str| -> Result<f64, LaunchError> {
+        match r {
+            Real::Lit(v) => Ok(*v),
+            Real::Expr(e) => eval(e, &vars)
+                .map(|v| v as f64)
+                .map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}"))),
+        }
+    };
+    let dim = |t: &(Num, Num, Num), what: &str| -> Result<[u32; 3], LaunchError> {
+        let mut out = [0u32; 3];
+        for (i, n) in [&t.0, &t.1, &t.2].into_iter().enumerate() {
+            let v = num(n, what)?;
+            if !(1..=u32::MAX as i64).contains(&v) {
+                return invalid(format!("{what}: dimension {} is {v}, must be at least 1", ["x", "y", "z"][i]));
+            }
+            out[i] = v as u32;
+        }
+        Ok(out)
+    };
+    let dims = Dims {
+        grid: dim(&spec.grid, "grid")?,
+        block: dim(&spec.block, "block")?,
+        dynamic_shared: match &spec.dynamic_shared {
+            Some(n) => {
+                let v = num(n, "dynamic_shared")?;
+                if !(0..=48 * 1024).contains(&v) {
+                    return invalid(format!("dynamic_shared: {v} bytes is outside 0..=49152"));
+                }
+                v as u32
+            }
+            None => 0,
+        },
+    };
+    let mut buffers = Vec::new();
+    for b in &spec.buffers {
+        if buffers.iter().any(|x: &Buffer| x.name == b.name) {
+            return invalid(format!("buffer `{}` is declared twice", b.name));
+        }
+        let what = format!("buffer `{}`", b.name);
+        let len = num(&b.len, &format!("{what} len"))?;
+        if !(0..=1 << 32).contains(&len) {
+            return invalid(format!("{what}: length {len} is outside 0..=2^32"));
+        }
+        let len = len as usize;
+        let data = match &b.init {
+            Init::Zero => vec![0; len * b.elem.size()],
+            Init::Fill(v) => {
+                let v = real(v, &what)?;
+                (0..len).flat_map(|_| encode(b.elem, v)).collect()
+            }
+            Init::Ramp { start, step } => {
+                let (s0, st) = (real(start, &what)?, real(step, &what)?);
+                (0..len)
+                    .flat_map(|i| encode(b.elem, s0 + st * i as f64))
+                    .collect()
+            }
+            Init::Random { seed, lo, hi } => {
+                let (lo, hi) = (real(lo, &what)?, real(hi, &what)?);
+                if lo > hi {
+                    return invalid(format!("{what}: random range [{lo}, {hi}] is empty"));
+                }
+                let mut rng = ChaCha8Rng::seed_from_u64(*seed);
+                let float = matches!(b.elem, Elem::F32 | Elem::F64);
+                (0..len)
+                    .flat_map(|_| {
+                        let v = if float {
+                            lo + (hi - lo) * rng.gen::<f64>()
+                        } else {
+                            rng.gen_range(lo as i64..=hi as i64) as f64
+                        };
+                        encode(b.elem, v)
+                    })
+                    .collect()
+            }
+            Init::File(f) => {
+                let d = read(f).map_err(|e| LaunchError::Invalid(format!("{what}: {e}")))?;
+                if d.len() != len * b.elem.size() {
+                    return invalid(format!(
+                        "{what}: `{f}` holds {} bytes, the buffer needs {} ({len} x {:?})",
+                        d.len(),
+                        len * b.elem.size(),
+                        b.elem
+                    ));
+                }
+                d
+            }
+        };
+        buffers.push(Buffer {
+            name: b.name.clone(),
+            elem: b.elem,
+            data,
+        });
+    }
+    for a in &spec.args {
+        if let Arg::Buffer(n) = a {
+            if !buffers.iter().any(|b| &b.name == n) {
+                return invalid(format!("argument Buffer(\"{n}\"): no buffer of that name"));
+            }
+        }
+    }
+    for c in &spec.checks {
+        if !buffers.iter().any(|b| b.name == c.buffer) {
+            return invalid(format!("check of `{}`: no buffer of that name", c.buffer));
+        }
+        if let Reference::Builtin { name, inputs, .. } = &c.reference {
+            if reference::builtin(name).is_none() {
+                return invalid(format!(
+                    "check of `{}`: no built-in reference `{name}` (there are: {})",
+                    c.buffer,
+                    reference::names().join(", ")
+                ));
+            }
+            for i in inputs {
+                if !buffers.iter().any(|b| &b.name == i) {
+                    return invalid(format!("check of `{}`: input `{i}` is no buffer", c.buffer));
+                }
+            }
+        }
+    }
+    // Evaluate scalar arguments now, so errors surface before the run.
+    let mut args = Vec::new();
+    for a in &spec.args {
+        args.push(match a {
+            Arg::Buffer(n) => Arg::Buffer(n.clone()),
+            Arg::I32(n) => Arg::I32(Num::Lit(num(n, "argument")?)),
+            Arg::U32(n) => Arg::U32(Num::Lit(num(n, "argument")?)),
+            Arg::I64(n) => Arg::I64(Num::Lit(num(n, "argument")?)),
+            Arg::U64(n) => Arg::U64(Num::Lit(num(n, "argument")?)),
+            Arg::F32(r) => Arg::F32(Real::Lit(real(r, "argument")?)),
+            Arg::F64(r) => Arg::F64(Real::Lit(real(r, "argument")?)),
+        });
+    }
+    let mut checks = spec.checks.clone();
+    for c in &mut checks {
+        if let Reference::Builtin { params, .. } = &mut c.reference {
+            for (k, v) in params.iter_mut() {
+                *v = Num::Lit(num(v, &format!("check of `{}`: parameter {k}", c.buffer))?);
+            }
+        }
+    }
+    Ok(Resolved {
+        kernel: spec.kernel.clone(),
+        cubin: spec.cubin.clone(),
+        vars,
+        dims,
+        buffers,
+        args,
+        checks,
+        limit: spec.instruction_limit.unwrap_or(1 << 32),
+    })
+}
+
+/// One element's little-endian bytes (integers wrap, floats round to nearest).
+pub fn encode(e: Elem, v: f64) -> Vec<u8> {
+    match e {
+        Elem::U8 => vec![v as i64 as u8],
+        Elem::I8 => vec![v as i64 as i8 as u8],
+        Elem::U16 => (v as i64 as u16).to_le_bytes().to_vec(),
+        Elem::I16 => (v as i64 as i16).to_le_bytes().to_vec(),
+        Elem::U32 => (v as i64 as u32).to_le_bytes().to_vec(),
+        Elem::I32 => (v as i64 as i32).to_le_bytes().to_vec(),
+        Elem::U64 => (v as u64).to_le_bytes().to_vec(),
+        Elem::I64 => (v as i64).to_le_bytes().to_vec(),
+        Elem::F32 => (v as f32).to_le_bytes().to_vec(),
+        Elem::F64 => v.to_le_bytes().to_vec(),
+    }
+}
+
+/// Packs the arguments into the kernel's parameter area, checking each against
+/// the cubin's parameter sizes. `addr` gives a buffer's device address.
+pub fn pack_params(
+    r: &Resolved,
+    params: &[KernelParam],
+    param_size: u32,
+    addr: &dyn Fn(&str) -> u64,
+) -> Result<Vec<u8>, LaunchError> {
+    if r.args.len() != params.len() {
+        return invalid(format!(
+            "kernel `{}` takes {} parameters, the launch file gives {}",
+            r.kernel,
+            params.len(),
+            r.args.len()
+        ));
+    }
+    let mut out = vec![0u8; param_size as usize];
+    for (i, (a, p)) in r.args.iter().zip(params).enumerate() {
+        let bytes: Vec<u8> = match a {
+            Arg::Buffer(n) => addr(n).to_le_bytes().to_vec(),
+            Arg::I32(Num::Lit(v)) => (*v as i32).to_le_bytes().to_vec(),
+            Arg::U32(Num::Lit(v)) => (*v as u32).to_le_bytes().to_vec(),
+            Arg::I64(Num::Lit(v)) | Arg::U64(Num::Lit(v)) => v.to_le_bytes().to_vec(),
+            Arg::F32(Real::Lit(v)) => (*v as f32).to_le_bytes().to_vec(),
+            Arg::F64(Real::Lit(v)) => v.to_le_bytes().to_vec(),
+            _ => return invalid("argument not evaluated"),
+        };
+        if bytes.len() != p.size as usize {
+            return invalid(format!(
+                "argument {} ({a:?}) is {} bytes, the kernel's parameter {} is {} bytes",
+                i + 1,
+                bytes.len(),
+                p.ordinal,
+                p.size
+            ));
+        }
+        let o = p.offset as usize;
+        if o + bytes.len() > out.len() {
+            return invalid(format!("parameter {} lies outside the parameter area", p.ordinal));
+        }
+        out[o..o + bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(out)
+}
+
+/// The outcome of one check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckResult {
+    pub buffer: String,
+    pub elements: usize,
+    pub mismatches: usize,
+    /// The first mismatch: index, value, expected (as text).
+    pub first: Option<(usize, String, String)>,
+    /// The largest difference in ulps among floats.
+    pub max_ulp: u64,
+}
+
+impl CheckResult {
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0
+    }
+}
+
+/// Compares `got` (the buffer's final bytes) with the reference.
+pub fn check(
+    c: &CheckSpec,
+    r: &Resolved,
+    initial: &[Buffer],
+    got: &Buffer,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<CheckResult, LaunchError> {
+    let expected = match &c.reference {
+        Reference::File(f) => read(f).map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?,
+        Reference::Builtin { name, inputs, params } => {
+            let f = reference::builtin(name)
+                .ok_or_else(|| LaunchError::Invalid(format!("no built-in reference `{name}`")))?;
+            let mut p: BTreeMap<String, i64> = r.vars.clone();
+            for (k, v) in params {
+                if let Num::Lit(v) = v {
+                    p.insert(k.clone(), *v);
+                }
+            }
+            let bufs = inputs
+                .iter()
+                .map(|i| {
+                    let b = initial.iter().find(|b| &b.name == i).expect("checked in resolve");
+                    (b.name.as_str(), b.elem, b.data.as_slice())
+                })
+                .collect();
+            f(&RefInput { buffers: bufs, params: &p })
+                .map_err(|e| LaunchError::Invalid(format!("reference `{name}`: {e}")))?
+        }
+    };
+    if expected.len() != got.data.len() {
+        return invalid(format!(
+            "check of `{}`: the reference has {} bytes, the buffer {}",
+            c.buffer,
+            expected.len(),
+            got.data.len()
+        ));
+    }
+    let es = got.elem.size();
+    let n = got.data.len() / es;
+    let mut res = CheckResult {
+        buffer: c.buffer.clone(),
+        elements: n,
+        mismatches: 0,
+        first: None,
+        max_ulp: 0,
+    };
+    for i in 0..n {
+        let g = &got.data[i * es..(i + 1) * es];
+        let e = &expected[i * es..(i + 1) * es];
+        let (ok, ulp) = match (c.compare, got.elem) {
+            (_, _) if g == e => (true, 0),
+            (Compare::Ulp(u), Elem::F32) => {
+                let (a, b) = (f32::from_le_bytes(g.try_into().unwrap_or([0; 4])), f32::from_le_bytes(e.try_into().unwrap_or([0; 4])));
+                let d = ulp32(a, b);
+                (d <= u as u64, d)
+            }
+            (Compare::Ulp(u), Elem::F64) => {
+                let (a, b) = (f64::from_le_bytes(g.try_into().unwrap_or([0; 8])), f64::from_le_bytes(e.try_into().unwrap_or([0; 8])));
+                let d = ulp64(a, b);
+                (d <= u as u64, d)
+            }
+            _ => (false, u64::MAX),
+        };
+        if ulp != u64::MAX {
+            res.max_ulp = res.max_ulp.max(ulp);
+        }
+        if !ok {
+            res.mismatches += 1;
+            if res.first.is_none() {
+                res.first = Some((i, show(got.elem, g), show(got.elem, e)));
+            }
+        }
+    }
+    Ok(res)
+}
+
+fn ulp32(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX - 1;
+    }
+    let key = |x: f32| {
+        let b = x.to_bits() as i64;
+        if b & 0x8000_0000 != 0 {
+            0x8000_0000 - b
+        } else {
+            b
+        }
+    };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+fn ulp64(a: f64, b: f64) -> u64 {
+    if a.is_nan() && b.is_nan() {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX - 1;
+    }
+    let key = |x: f64| {
+        let b = x.to_bits() as i128;
+        if b & (1 << 63) != 0 {
+            (1i128 << 63) - b
+        } else {
+            b
+        }
+    };
+    (key(a) - key(b)).unsigned_abs().min(u64::MAX as u128 - 1) as u64
+}
+
+/// One element as text.
+pub fn show(e: Elem, b: &[u8]) -> String {
+    let a4 = |b: &[u8]| -> [u8; 4] { b.try_into().unwrap_or([0; 4]) };
+    let a8 = |b: &[u8]| -> [u8; 8] { b.try_into().unwrap_or([0; 8]) };
+    match e {
+        Elem::U8 => b[0].to_string(),
+        Elem::I8 => (b[0] as i8).to_string(),
+        Elem::U16 => u16::from_le_bytes([b[0], b[1]]).to_string(),
+        Elem::I16 => i16::from_le_bytes([b[0], b[1]]).to_string(),
+        Elem::U32 => u32::from_le_bytes(a4(b)).to_string(),
+        Elem::I32 => i32::from_le_bytes(a4(b)).to_string(),
+        Elem::U64 => u64::from_le_bytes(a8(b)).to_string(),
+        Elem::I64 => i64::from_le_bytes(a8(b)).to_string(),
+        Elem::F32 => {
+            let v = f32::from_le_bytes(a4(b));
+            format!("{v:e} ({:#010x})", v.to_bits())
+        }
+        Elem::F64 => {
+            let v = f64::from_le_bytes(a8(b));
+            format!("{v:e} ({:#018x})", v.to_bits())
+        }
+    }
+}
+
+/// Evaluates an integer expression: `+ - * / %`, parentheses, unary minus,
+/// `min(a, b)`, `max(a, b)`, integer literals and variables.
+pub fn eval(e: &str, vars: &BTreeMap<String, i64>) -> Result<i64, String> {
+    let toks = tokenize(e)?;
+    let mut p = Parser { toks: &toks, i: 0, vars };
+    let v = p.expr()?;
+    if p.i != toks.len() {
+        return Err(format!("unexpected `{}`", toks[p.i]));
+    }
+    Ok(v)
+}
+
+fn tokenize(e: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let cs: Vec<char> = e.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            let s = i;
+            while i < cs.len() && (cs[i].is_ascii_alphanumeric() || cs[i] == '_') {
+                i += 1;
+            }
+            out.push(cs[s..i].iter().collect());
+        } else if "+-*/%(),".contains(c) {
+            out.push(c.to_string());
+            i += 1;
+        } else {
+            return Err(format!("unexpected character `{c}`"));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    toks: &'a [String],
+    i: usize,
+    vars: &'a BTreeMap<String, i64>,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.toks.get(self.i).map(String::as_str)
+    }
+    fn expr(&mut self) -> Result<i64, String> {
+        let mut v = self.term()?;
+        while let Some(op) = self.peek() {
+            let op = op.to_string();
+            if op != "+" && op != "-" {
+                break;
+            }
+            self.i += 1;
+            let r = self.term()?;
+            v = if op == "+" { v.checked_add(r) } else { v.checked_sub(r) }.ok_or("overflow")?;
+        }
+        Ok(v)
+    }
+    fn term(&mut self) -> Result<i64, String> {
+        let mut v = self.unary()?;
+        while let Some(op) = self.peek() {
+            let op = op.to_string();
+            if op != "*" && op != "/" && op != "%" {
+                break;
+            }
+            self.i += 1;
+            let r = self.unary()?;
+            v = match op.as_str() {
+                "*" => v.checked_mul(r).ok_or("overflow")?,
+                _ if r == 0 => return Err("division by zero".into()),
+                "/" => v / r,
+                _ => v % r,
+            };
+        }
+        Ok(v)
+    }
+    fn unary(&mut self) -> Result<i64, String> {
+        if self.peek() == Some("-") {
+            self.i += 1;
+            return Ok(-self.unary()?);
+        }
+        self.atom()
+    }
+    fn atom(&mut self) -> Result<i64, String> {
+        let t = self.peek().ok_or("unexpected end")?.to_string();
+        self.i += 1;
+        if t == "(" {
+            let v = self.expr()?;
+            if self.peek() != Some(")") {
+                return Err("missing `)`".into());
+            }
+            self.i += 1;
+            return Ok(v);
+        }
+        if t == "min" || t == "max" {
+            if self.peek() != Some("(") {
+                return Err(format!("`{t}` needs (a, b)"));
+            }
+            self.i += 1;
+            let a = self.expr()?;
+            if self.peek() != Some(",") {
+                return Err(format!("`{t}` needs two arguments"));
+            }
+            self.i += 1;
+            let b = self.expr()?;
+            if self.peek() != Some(")") {
+                return Err("missing `)`".into());
+            }
+            self.i += 1;
+            return Ok(if t == "min" { a.min(b) } else { a.max(b) });
+        }
+        if let Some(h) = t.strip_prefix("0x") {
+            return i64::from_str_radix(h, 16).map_err(|_| format!("bad number `{t}`"));
+        }
+        if t.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return t.parse().map_err(|_| format!("bad number `{t}`"));
+        }
+        self.vars
+            .get(&t)
+            .copied()
+            .ok_or_else(|| format!("unknown variable `{t}`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions() {
+        let mut v = BTreeMap::new();
+        v.insert("n".to_string(), 1000);
+        assert_eq!(eval("(n + 255) / 256", &v), Ok(4));
+        assert_eq!(eval("n*n - -1", &v), Ok(1_000_001));
+        assert_eq!(eval("max(n % 7, 3)", &v), Ok(6));
+        assert!(eval("m", &v).unwrap_err().contains("unknown variable `m`"));
+        assert!(eval("n / 0", &v).is_err());
+    }
+
+    #[test]
+    fn launch_files_resolve_and_errors_say_where() {
+        let text = r#"(
+            kernel: "k",
+            vars: { "n": 64 },
+            grid: ("n / 32", 1, 1),
+            block: (32, 1, 1),
+            buffers: [
+                (name: "x", elem: F32, len: "n", init: Ramp(start: 1.0, step: 2.0)),
+                (name: "r", elem: U32, len: 4, init: Random(seed: 7, lo: 0, hi: 9)),
+            ],
+            args: [Buffer("x"), I32("n")],
+        )"#;
+        let s = parse(text).unwrap();
+        let no_files = |_: &str| -> Result<Vec<u8>, String> { Err("no files".into()) };
+        let r = resolve(&s, &[("n".into(), 128)], &no_files).unwrap();
+        assert_eq!(r.dims.grid, [4, 1, 1]);
+        assert_eq!(r.buffers[0].data.len(), 128 * 4);
+        assert_eq!(&r.buffers[0].data[4..8], &3.0f32.to_le_bytes());
+        let again = resolve(&s, &[], &no_files).unwrap();
+        assert_eq!(again.buffers[1], resolve(&s, &[], &no_files).unwrap().buffers[1]);
+        assert!(resolve(&s, &[("m".into(), 1)], &no_files).is_err());
+        let e = parse("(kernel: \"k\",\n grid: (1, 1, 1),\n block: (1, 1, 1),\n bogus: 3)").unwrap_err();
+        assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e}");
+    }
+}

@@ -1,0 +1,433 @@
+//! The lowered instruction: what the executor runs for one instruction slot.
+//!
+//! Lowering (`lower.rs`) reads each instruction's text once, when a kernel is
+//! loaded, and settles everything a per-warp execution would otherwise have to
+//! work out again: which operation, which modifiers, which operands and where
+//! they come from. An [`Op`] is small and `Copy`, so the hot loop never allocates.
+
+/// Where a source operand's 32 bits come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Src {
+    /// Nothing (an absent operand reads as zero).
+    None,
+    /// A register; 255 is RZ.
+    Reg(u8),
+    /// An immediate: the 32-bit value (for double instructions, the high word).
+    Imm(u32),
+    /// `c[bank][offset]`.
+    Const { bank: u8, offset: u32 },
+    /// `c[bank][reg+offset]`.
+    ConstIdx { bank: u8, reg: u8, offset: i32 },
+    /// A predicate (7 is PT), for predicate sources.
+    Pred(u8),
+}
+
+/// A source operand with its decorations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Operand {
+    pub src: Src,
+    /// `-x` (arithmetic negation; `.X` additions: one's complement).
+    pub neg: bool,
+    /// `|x|`.
+    pub abs: bool,
+    /// `!p` or `~x`.
+    pub not: bool,
+    /// A byte/half selector (`.B2` = 2, `.H1` = 1), for the video and PRMT forms.
+    pub sel: u8,
+}
+
+impl Operand {
+    pub const NONE: Operand = Operand {
+        src: Src::None,
+        neg: false,
+        abs: false,
+        not: false,
+        sel: 0,
+    };
+}
+
+/// Comparison of a set-predicate or select instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    F,
+    Lt,
+    Eq,
+    Le,
+    Gt,
+    Ne,
+    Ge,
+    T,
+    /// Float compares: the ordered ones above are false when either is NaN; these
+    /// "unordered" ones are true then.
+    Num,
+    Nan,
+    Ltu,
+    Equ,
+    Leu,
+    Gtu,
+    Neu,
+    Geu,
+}
+
+/// How a set-predicate instruction combines its result with its last predicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// Floating-point rounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rnd {
+    Rn,
+    Rm,
+    Rp,
+    Rz,
+}
+
+/// Memory access width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    U8,
+    S8,
+    U16,
+    S16,
+    B32,
+    B64,
+    B128,
+}
+
+impl Width {
+    /// Bytes per thread.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Width::U8 | Width::S8 => 1,
+            Width::U16 | Width::S16 => 2,
+            Width::B32 => 4,
+            Width::B64 => 8,
+            Width::B128 => 16,
+        }
+    }
+    /// Registers it fills.
+    pub fn regs(self) -> u32 {
+        (self.bytes() / 4).max(1)
+    }
+}
+
+/// The memory space of a load, store or atomic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// Generic addressing (`LD`/`ST`): global, or the shared or local window.
+    Generic,
+    /// `LDG`: global through the read-only path.
+    GlobalRo,
+    Shared,
+    Local,
+}
+
+/// An atomic operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// The type an atomic works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomType {
+    U32,
+    S32,
+    U64,
+    F32,
+}
+
+/// A multi-function unit operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MufuFn {
+    Cos,
+    Sin,
+    Ex2,
+    Lg2,
+    Rcp,
+    Rsq,
+    Rcp64h,
+    Rsq64h,
+}
+
+/// A numeric type of a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumType {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    U64,
+    S64,
+    F16,
+    F32,
+    F64,
+}
+
+impl NumType {
+    pub fn is_float(self) -> bool {
+        matches!(self, NumType::F16 | NumType::F32 | NumType::F64)
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, NumType::S8 | NumType::S16 | NumType::S32 | NumType::S64)
+    }
+    pub fn bits(self) -> u32 {
+        match self {
+            NumType::U8 | NumType::S8 => 8,
+            NumType::U16 | NumType::S16 | NumType::F16 => 16,
+            NumType::U32 | NumType::S32 | NumType::F32 => 32,
+            NumType::U64 | NumType::S64 | NumType::F64 => 64,
+        }
+    }
+}
+
+/// Rounding to an integer value in a float-to-float or float-to-int conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntRnd {
+    /// No rounding to integer (F2F): the conversion's `Rnd` applies.
+    None,
+    Round,
+    Floor,
+    Ceil,
+    Trunc,
+}
+
+/// The shuffle modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+/// The vote modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Eq,
+}
+
+/// Special registers (`S2R`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SReg {
+    LaneId,
+    TidX,
+    TidY,
+    TidZ,
+    CtaidX,
+    CtaidY,
+    CtaidZ,
+    NtidX,
+    NtidY,
+    NtidZ,
+    NctaidX,
+    NctaidY,
+    NctaidZ,
+    /// `SR_TID`: x | y << 16 | z << 26.
+    Tid,
+    ClockLo,
+    ClockHi,
+    Clock64Lo,
+    SmId,
+    WarpId,
+    NWarpId,
+    GridId,
+    LaneMaskEq,
+    LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
+    VirtCfg,
+    Zero,
+}
+
+/// What an instruction does. Modifiers that change the computation are part of
+/// the variant; operands are in [`Op::src`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// The control word's slot; never executed.
+    Control,
+    /// An instruction the simulator does not execute; running it is an error.
+    Unsupported,
+    Nop,
+    /// `IADD`, `IADD32I`: a + b (+ carry with `.X`); `.SAT` saturates signed.
+    IAdd { x: bool, sat: bool },
+    /// `ISCADD`: (a << shift) + b.
+    IScAdd { shift: u8 },
+    /// `IMUL`, `IMUL32I`, `IMAD`, `IMAD32I`: a * b (+ c). `hi` gives the high
+    /// word of the 64-bit product.
+    IMad { sa: bool, sb: bool, hi: bool, x: bool, sat: bool, mad: bool },
+    /// `IMNMX`: min when the predicate source is true, else max.
+    IMnMx { signed: bool },
+    /// `ISETP`: compare, combine with a predicate, write two predicates.
+    ISetP { cmp: Cmp, signed: bool, x: bool, bop: BoolOp },
+    /// `ISET`: compare, combine, write all ones (or 1.0 with `.BF`) or zero.
+    ISet { cmp: Cmp, signed: bool, x: bool, bop: BoolOp, bf: bool },
+    /// `ICMP`: d = (c cmp 0) ? a : b.
+    ICmp { cmp: Cmp, signed: bool },
+    /// `LOP`, `LOP32I`: bitwise op; `op` 0 AND, 1 OR, 2 XOR, 3 PASS_B.
+    Lop { op: u8 },
+    /// `SHL` (`.W`: shift amount modulo 32, else clamped).
+    Shl { wrap: bool },
+    /// `SHR` (`.U32` logical, else arithmetic).
+    Shr { signed: bool, wrap: bool },
+    /// `SHF.L`/`SHF.R`: funnel shift of the 64-bit pair (c:a).
+    Shf { right: bool, wrap: bool, hi: bool, signed64: bool },
+    /// `BFE`: extract `len` bits at `pos` (from b = pos | len << 8).
+    Bfe { signed: bool, brev: bool },
+    /// `BFI`: insert a into c at b's position/length.
+    Bfi,
+    /// `POPC`: population count of (a & b).
+    Popc,
+    /// `FLO`: position of the highest set bit (`.SH`: shift amount).
+    Flo { signed: bool, sh: bool },
+    /// `PRMT`: byte permute of (b, a) by c's selectors, in a mode.
+    Prmt { mode: u8 },
+    /// `SEL`: predicate ? a : b.
+    Sel,
+    /// `MOV`, `MOV32I`.
+    Mov,
+    /// `FADD`, `FADD32I`.
+    FAdd { ftz: bool, sat: bool, rnd: Rnd },
+    /// `FMUL`, `FMUL32I`.
+    FMul { ftz: bool, sat: bool, rnd: Rnd },
+    /// `FFMA`, `FFMA32I`.
+    FFma { ftz: bool, sat: bool, rnd: Rnd },
+    /// `FMNMX`.
+    FMnMx { ftz: bool },
+    /// `FSETP`.
+    FSetP { cmp: Cmp, ftz: bool, bop: BoolOp },
+    /// `FSET`.
+    FSet { cmp: Cmp, ftz: bool, bop: BoolOp, bf: bool },
+    /// `FCMP`: d = (c cmp 0.0) ? a : b.
+    FCmp { cmp: Cmp, ftz: bool },
+    /// `MUFU`.
+    Mufu { f: MufuFn },
+    /// `RRO`: range reduction before SIN/COS/EX2; `ex2` picks which.
+    Rro { ex2: bool },
+    /// `DADD`.
+    DAdd { rnd: Rnd },
+    /// `DMUL`.
+    DMul { rnd: Rnd },
+    /// `DFMA`.
+    DFma { rnd: Rnd },
+    /// `DMNMX`.
+    DMnMx,
+    /// `DSETP`.
+    DSetP { cmp: Cmp, bop: BoolOp },
+    /// `DSET`.
+    DSet { cmp: Cmp, bop: BoolOp, bf: bool },
+    /// `F2F`: float to float, optionally rounding to an integral value.
+    F2F { dt: NumType, st: NumType, rnd: Rnd, irnd: IntRnd, ftz: bool, sat: bool },
+    /// `F2I`.
+    F2I { dt: NumType, st: NumType, irnd: IntRnd, ftz: bool },
+    /// `I2F`.
+    I2F { dt: NumType, st: NumType, rnd: Rnd },
+    /// `I2I`.
+    I2I { dt: NumType, st: NumType, sat: bool },
+    /// `PSETP`: combine predicates.
+    PSetP { bop1: BoolOp, bop2: BoolOp },
+    /// `P2R`: predicates to a register (masked by b).
+    P2R,
+    /// `R2P`: a register's bits to predicates (masked by b).
+    R2P,
+    /// `CSETP`: test the condition code.
+    CSetP { cc_test: u8, bop: BoolOp },
+    /// `S2R`.
+    S2R { sr: SReg },
+    /// `SHFL`.
+    Shfl { mode: ShflMode },
+    /// `VOTE`.
+    Vote { mode: VoteMode },
+    /// Loads: `LD`, `LDG`, `LDS`, `LDL`; `LDC` is [`Kind::Ldc`].
+    Ld { space: Space, w: Width },
+    /// Stores: `ST`, `STS`, `STL`.
+    St { space: Space, w: Width },
+    /// `LDC`: a constant-bank load with a register index.
+    Ldc { w: Width },
+    /// `ATOM` (returns the old value), `RED` (does not), `ATOMS`.
+    Atom { space: Space, op: AtomOp, ty: AtomType, ret: bool },
+    /// `BRA` (a `.U` branch is the same to the functional model).
+    Bra,
+    /// `BRX`: indirect, register + offset.
+    Brx,
+    /// `SSY`: push a reconvergence point.
+    Ssy,
+    /// `PBK`: push a break point.
+    Pbk,
+    /// `PCNT`: push a continue point.
+    Pcnt,
+    /// `PRET`: push a return point.
+    Pret,
+    /// `BRK`.
+    Brk,
+    /// `CONT`.
+    Cont,
+    /// `CAL`, `JCAL`.
+    Cal,
+    /// `RET`.
+    Ret,
+    /// `EXIT`.
+    Exit,
+    /// `BAR.SYNC`, `BAR.ARV`, `BAR.RED.*`: barrier `id` (b), thread count (c).
+    Bar { arrive_only: bool },
+    /// Fences and dependency barriers: no functional effect.
+    Fence,
+}
+
+/// One instruction, ready to run.
+#[derive(Debug, Clone, Copy)]
+pub struct Op {
+    pub kind: Kind,
+    /// Guard predicate (7 = PT) and whether it is negated.
+    pub guard: (u8, bool),
+    /// First destination: a register (255 = RZ) or, for set-predicate forms, a
+    /// predicate.
+    pub d0: u8,
+    /// Second destination (the second predicate of `ISETP`, ...), else 7/255.
+    pub d1: u8,
+    pub src: [Operand; 4],
+    /// Writes the condition code (`.CC` on the destination).
+    pub cc: bool,
+    /// `.S`: reconverge after this instruction.
+    pub sync: bool,
+    /// Branch/push target as an instruction slot (byte address / 8); memory
+    /// offsets live in `imm`.
+    pub target: u32,
+    /// A memory operand's byte offset, a shift amount, a barrier's id...
+    pub imm: i64,
+}
+
+impl Op {
+    /// A slot that holds no executable instruction.
+    pub const fn filler(kind: Kind) -> Op {
+        Op {
+            kind,
+            guard: (7, false),
+            d0: 255,
+            d1: 7,
+            src: [Operand::NONE; 4],
+            cc: false,
+            sync: false,
+            target: 0,
+            imm: 0,
+        }
+    }
+}

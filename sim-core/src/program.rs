@@ -1,0 +1,308 @@
+//! A kernel made ready to run: its code lowered to [`Op`]s, its constant banks,
+//! and its global data placed in device memory with relocations applied.
+//!
+//! Code is addressed in *slots* (byte address / 8): slot 0 of every 64-byte
+//! group is the control word, slots 1..=7 the instructions it governs.
+
+use sim_isa::control::Control;
+use sim_isa::cubin::{Cubin, Kernel, KernelParam};
+use sim_isa::decode;
+
+use crate::lower::lower;
+use crate::mem::GlobalMem;
+use crate::op::{Kind, Op, Src, Width};
+use crate::sass::{float_fields, Syntax};
+
+/// Why a kernel cannot be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("the cubin has no kernel `{name}` (it has: {have})")]
+    NoKernel { name: String, have: String },
+    #[error("kernel `{kernel}` has no code")]
+    Empty { kernel: String },
+    #[error("kernel `{kernel}`: relocation {kind} at {offset:#x} of `{symbol}` is not supported")]
+    Reloc {
+        kernel: String,
+        kind: String,
+        offset: u64,
+        symbol: String,
+    },
+}
+
+/// One loaded kernel.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub name: String,
+    /// One op per slot; control slots hold [`Kind::Control`].
+    pub ops: Vec<Op>,
+    /// The 8-bit control field of each instruction slot (0 for control slots).
+    pub ctrl: Vec<u8>,
+    /// The instruction words after relocation, per slot.
+    pub words: Vec<u64>,
+    /// Why each [`Kind::Unsupported`] slot cannot run.
+    pub problems: Vec<(u32, String)>,
+    /// Registers per thread.
+    pub registers: u32,
+    /// Static shared memory, bytes.
+    pub shared_size: u32,
+    /// Local memory per thread (frame and call stack), bytes.
+    pub local_size: u32,
+    /// Parameter layout.
+    pub params: Vec<KernelParam>,
+    /// Bytes of parameters.
+    pub param_size: u32,
+    /// Constant banks 1..=17 as the cubin gives them (bank 0 is built per launch).
+    pub banks: Vec<Vec<u8>>,
+    /// Barriers the kernel declares.
+    pub barriers: u32,
+    /// `.reqntid`, if given.
+    pub req_ntid: Option<[u32; 3]>,
+    /// `.maxntid`, if given.
+    pub max_threads: Option<[u32; 3]>,
+}
+
+impl Program {
+    /// Loads kernel `name` of `cubin`, placing the cubin's global variables in
+    /// `global`.
+    pub fn load(cubin: &Cubin, name: &str, global: &mut GlobalMem) -> Result<Program, LoadError> {
+        let k = cubin.kernel(name).ok_or_else(|| LoadError::NoKernel {
+            name: name.into(),
+            have: cubin
+                .kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+        if k.code.len() < 2 {
+            return Err(LoadError::Empty {
+                kernel: name.into(),
+            });
+        }
+        let mut words = k.code.clone();
+        let mut banks: Vec<Vec<u8>> = vec![Vec::new(); 18];
+        for b in &k.const_banks {
+            if (b.bank as usize) < banks.len() {
+                banks[b.bank as usize] = b
+                    .data
+                    .clone()
+                    .unwrap_or_else(|| vec![0; b.size as usize]);
+            }
+        }
+        for b in &cubin.const_banks {
+            if b.owner.is_none() && (b.bank as usize) < banks.len() && banks[b.bank as usize].is_empty() {
+                banks[b.bank as usize] = b
+                    .data
+                    .clone()
+                    .unwrap_or_else(|| vec![0; b.size as usize]);
+            }
+        }
+        relocate(cubin, k, &mut words, &mut banks, global)?;
+
+        let n = words.len();
+        let mut ops = Vec::with_capacity(n);
+        let mut ctrl = vec![0u8; n];
+        let mut problems = Vec::new();
+        let mut fields = Control::default();
+        for (slot, &w) in words.iter().enumerate() {
+            if slot % 8 == 0 {
+                fields = Control::decode(w).unwrap_or_default();
+                ops.push(Op::filler(Kind::Control));
+                continue;
+            }
+            ctrl[slot] = fields.0[slot % 8 - 1];
+            let addr = slot as u64 * 8;
+            let op = decode::decode(w)
+                .map_err(|e| e.to_string())
+                .and_then(|inst| {
+                    let text = inst.text(addr);
+                    let syn = Syntax::parse(&text).map_err(|e| e.to_string())?;
+                    lower(&syn, &float_fields(&inst, addr))
+                })
+                .and_then(|op| check_registers(&op, k.registers).map(|()| op));
+            match op {
+                Ok(op) => ops.push(op),
+                Err(why) => {
+                    problems.push((slot as u32, why));
+                    ops.push(Op::filler(Kind::Unsupported));
+                }
+            }
+        }
+        let param_size = k
+            .info
+            .cbank_param_size
+            .map(u32::from)
+            .unwrap_or_else(|| k.params().iter().map(|p| p.offset as u32 + p.size as u32).max().unwrap_or(0));
+        // The call stack grows down from c[0x0][0x44]: the frame plus what the
+        // deepest call chain needs.
+        let local_size = (k.frame_size + k.max_stack_size.max(k.min_stack_size)).div_ceil(16) * 16
+            + k.local_size as u32;
+        Ok(Program {
+            name: name.into(),
+            ops,
+            ctrl,
+            words,
+            problems,
+            registers: k.registers.max(1),
+            shared_size: k.shared_size as u32,
+            local_size,
+            params: k.params().to_vec(),
+            param_size,
+            banks,
+            barriers: k.barriers,
+            req_ntid: k.info.req_ntid,
+            max_threads: k.info.max_threads,
+        })
+    }
+
+    /// The instruction text at `slot`, for messages.
+    pub fn text(&self, slot: u32) -> String {
+        match self.words.get(slot as usize) {
+            Some(&w) if slot % 8 != 0 => decode::disassemble(w, slot as u64 * 8)
+                .unwrap_or_else(|e| format!("<{e}>")),
+            Some(_) => "<control word>".into(),
+            None => "<past the end of the code>".into(),
+        }
+    }
+
+    /// Why the instruction at `slot` cannot run, if it cannot.
+    pub fn problem(&self, slot: u32) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|(s, _)| *s == slot)
+            .map(|(_, p)| p.as_str())
+    }
+}
+
+/// Refuses register operands past the kernel's register count and misaligned
+/// wide operands (a 128-bit load into R3 is an illegal instruction).
+fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
+    let (wide_regs, align) = match op.kind {
+        Kind::Ld { w, .. } | Kind::St { w, .. } | Kind::Ldc { w } => (w.regs(), w.regs()),
+        Kind::DAdd { .. }
+        | Kind::DMul { .. }
+        | Kind::DFma { .. }
+        | Kind::DMnMx
+        | Kind::DSetP { .. }
+        | Kind::DSet { .. } => (2, 2),
+        Kind::F2F { dt, st, .. } | Kind::F2I { dt, st, .. } | Kind::I2F { dt, st, .. } => {
+            let n = (dt.bits().max(st.bits()) / 32).max(1);
+            (n, n)
+        }
+        Kind::Atom { ty: crate::op::AtomType::U64, .. } => (2, 2),
+        _ => (1, 1),
+    };
+    let check = |r: u8, n: u32, what: &str| -> Result<(), String> {
+        if r == 255 {
+            return Ok(());
+        }
+        if n > 1 && r as u32 % n != 0 {
+            return Err(format!(
+                "illegal instruction: {what} R{r} of a {}-bit operand must be a multiple of {n}",
+                n * 32
+            ));
+        }
+        if r as u32 + n > nregs {
+            return Err(format!(
+                "illegal register: R{}{} is past the kernel's {nregs} registers",
+                r,
+                if n > 1 { format!("..R{}", r as u32 + n - 1) } else { String::new() }
+            ));
+        }
+        Ok(())
+    };
+    let is_pred_dst = matches!(
+        op.kind,
+        Kind::ISetP { .. } | Kind::FSetP { .. } | Kind::DSetP { .. } | Kind::PSetP { .. }
+    );
+    if !is_pred_dst && !matches!(op.kind, Kind::R2P) {
+        let n = match op.kind {
+            Kind::Ld { w, .. } | Kind::Ldc { w } => w.regs(),
+            Kind::St { .. } => 1,
+            Kind::F2F { dt, .. } | Kind::F2I { dt, .. } | Kind::I2F { dt, .. } => (dt.bits() / 32).max(1),
+            _ => wide_regs,
+        };
+        check(op.d0, n, "destination")?;
+    }
+    for (i, s) in op.src.iter().enumerate() {
+        let n = match op.kind {
+            Kind::Ld { .. } | Kind::Atom { .. } | Kind::St { .. } if i == 0 => 1,
+            Kind::St { w, .. } if i == 1 => w.regs(),
+            Kind::F2F { st, .. } | Kind::F2I { st, .. } | Kind::I2F { st, .. } => (st.bits() / 32).max(1),
+            Kind::DAdd { .. } | Kind::DMul { .. } | Kind::DFma { .. } | Kind::DMnMx | Kind::DSetP { .. } | Kind::DSet { .. } if i < 3 => 2,
+            Kind::Atom { ty: crate::op::AtomType::U64, .. } if i > 0 => 2,
+            _ => 1,
+        };
+        let _ = align;
+        match s.src {
+            Src::Reg(r) => check(r, n, "source")?,
+            Src::ConstIdx { reg, .. } => check(reg, 1, "index")?,
+            _ => {}
+        }
+    }
+    let _ = Width::B32;
+    Ok(())
+}
+
+/// Places the cubin's global data in device memory and patches the kernel's
+/// words and constant banks with the addresses.
+fn relocate(
+    cubin: &Cubin,
+    k: &Kernel,
+    words: &mut [u64],
+    banks: &mut [Vec<u8>],
+    global: &mut GlobalMem,
+) -> Result<(), LoadError> {
+    // Section index -> device address, for sections that hold global data.
+    let mut placed: Vec<(usize, u64)> = Vec::new();
+    for data in [&cubin.global_init, &cubin.global].into_iter().flatten() {
+        let name = &cubin.sections[data.section].name;
+        let base = match global.get(name) {
+            Some(a) => a.base,
+            None => global.alloc(
+                name,
+                data.data.clone().unwrap_or_else(|| vec![0; data.size as usize]),
+            ),
+        };
+        placed.push((data.section, base));
+    }
+    for r in &cubin.relocations {
+        let sym = cubin.symbols.get(r.symbol as usize);
+        let value = sym
+            .and_then(|s| {
+                placed
+                    .iter()
+                    .find(|(sec, _)| *sec == s.shndx as usize)
+                    .map(|(_, base)| base + s.value)
+            })
+            .map(|a| a.wrapping_add(r.addend.unwrap_or(0) as u64));
+        let kind = r.kind_name().unwrap_or("?");
+        let err = || LoadError::Reloc {
+            kernel: k.name.clone(),
+            kind: kind.to_string(),
+            offset: r.offset,
+            symbol: r.symbol_name.clone(),
+        };
+        if r.target == k.text_section {
+            let value = value.ok_or_else(err)?;
+            let slot = (r.offset / 8) as usize;
+            let w = words.get_mut(slot).ok_or_else(err)?;
+            let v32 = match r.kind {
+                12 | 13 => value as u32,
+                14 => (value >> 32) as u32,
+                _ => return Err(err()),
+            };
+            *w = (*w & !(0xffff_ffffu64 << 23)) | ((v32 as u64) << 23);
+        } else if let Some(b) = k.const_banks.iter().find(|b| b.section == r.target) {
+            let value = value.ok_or_else(err)?;
+            let bank = &mut banks[b.bank as usize];
+            let off = r.offset as usize;
+            match r.kind {
+                1 if off + 4 <= bank.len() => bank[off..off + 4].copy_from_slice(&(value as u32).to_le_bytes()),
+                2 if off + 8 <= bank.len() => bank[off..off + 8].copy_from_slice(&value.to_le_bytes()),
+                _ => return Err(err()),
+            }
+        }
+    }
+    Ok(())
+}
