@@ -6,19 +6,27 @@
 # deterministic, so an unchanged source rebuilds to the same bytes.
 #
 # Each line of the table below is: cubin name, source, -D definitions.
+#
+#   KEPLERSIM=path    use this keplersim binary (default: build target/release/keplersim)
+#   KERNELS_OUT=dir   write the cubins there instead (sim-cli/tests/kernels.rs
+#                     rebuilds into a scratch folder and compares with the committed ones)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir="$root/traces/kernels"
-cargo build --release -q -p sim-cli --manifest-path "$root/Cargo.toml"
-ks="$root/target/release/keplersim"
+out=${KERNELS_OUT:-$dir}
+ks=${KEPLERSIM:-}
+if [ -z "$ks" ]; then
+  cargo build --release -q -p sim-cli --manifest-path "$root/Cargo.toml"
+  ks="$root/target/release/keplersim"
+fi
 
 build() {
   local name=$1 src=$2
   shift 2
   local defs=()
   for d in "$@"; do defs+=(-D "$d"); done
-  "$ks" compile "$dir/$src" -o "$dir/$name.cubin" "${defs[@]}"
+  "$ks" compile "$dir/$src" -o "$out/$name.cubin" "${defs[@]}"
 }
 
 build saxpy             saxpy.cu
@@ -40,4 +48,4 @@ build local_array       local_array.cu
 build dmath             dmath.cu
 build fmath             fmath.cu
 
-echo "build-kernels: rebuilt $(ls "$dir"/*.cubin | wc -l) cubins in $dir" >&2
+echo "build-kernels: rebuilt $(ls "$out"/*.cubin | wc -l) cubins in $out" >&2
