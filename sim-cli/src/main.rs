@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod compile;
 mod isa;
+mod run;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
 #[derive(Parser)]
@@ -40,6 +41,9 @@ enum Cmd {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Run a kernel (a cubin, or CUDA C compiled on the fly) as its launch file
+    /// says, and check its outputs.
+    Run(run::RunArgs),
     /// Compile CUDA C++ to an sm_35 cubin with NVRTC 11.8 (scripts/fetch-oracle.sh).
     Compile(compile::CompileArgs),
     /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
@@ -54,6 +58,7 @@ fn main() -> ExitCode {
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Compile(args) => compile::run(args),
+        Cmd::Run(args) => run::run(args),
         Cmd::Disasm {
             file,
             control,

@@ -58,6 +58,8 @@ pub struct Env<'a> {
     pub clock: u64,
     /// The SM this block runs on (`SR_SMID`).
     pub sm: u32,
+    /// One lock bit per shared-memory word (`LDSLK`/`STSCUL`).
+    pub locks: &'a mut [u32],
 }
 
 impl Env<'_> {
@@ -429,6 +431,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 };
             }
             w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, 0, z, sg, 0);
+            }
         }
         Kind::ICmp { cmp, signed } => {
             let a = read(w, &s[0], env)?;
@@ -488,23 +494,20 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             right,
             wrap,
             hi,
-            signed64,
+            wide,
+            signed,
         } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
+            let lim = if wide { 64 } else { 32 };
             for l in Lanes(m) {
                 let v = (c[l] as u64) << 32 | a[l] as u64;
-                let n = if wrap { b[l] & 63 } else { b[l].min(64) } as u64;
-                let n = if wrap && !right && !hi { n & 31 } else { n };
+                let n = if wrap { b[l] & (lim - 1) } else { b[l].min(lim) } as u64;
                 d[l] = if right {
-                    let sh = if signed64 {
-                        if n >= 64 {
-                            ((v as i64) >> 63) as u64
-                        } else {
-                            ((v as i64) >> n) as u64
-                        }
+                    let sh = if signed {
+                        ((v as i64) >> n.min(63)) as u64
                     } else if n >= 64 {
                         0
                     } else {
@@ -517,11 +520,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     }
                 } else {
                     let sh = if n >= 64 { 0 } else { v << n };
-                    if hi || true {
-                        (sh >> 32) as u32
-                    } else {
-                        sh as u32
-                    }
+                    (sh >> 32) as u32
                 };
             }
             w.set_reg(op.d0, &d, m);
@@ -693,6 +692,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 };
             }
             w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, 0, z, sg, 0);
+            }
         }
         Kind::FCmp { cmp, ftz } => {
             let a = read(w, &s[0], env)?;
@@ -811,6 +814,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 };
             }
             w.set_reg(op.d0, &d, m);
+            if op.cc {
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, 0, z, sg, 0);
+            }
         }
         Kind::F2F {
             dt,
@@ -969,7 +976,69 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
             }
         }
-        Kind::CSetP { .. } => return Err(ExecError::Illegal("CSETP is not modelled".into())),
+        Kind::CSetP { test, bop: bo } => {
+            let t = cc_mask(w, test);
+            let p = pmask(w, &s[0]);
+            let (mut r0, mut r1) = (0u32, 0u32);
+            for l in Lanes(m) {
+                let tl = t >> l & 1 == 1;
+                let pl = p >> l & 1 == 1;
+                r0 |= (bop(tl, pl, bo) as u32) << l;
+                r1 |= (bop(!tl, pl, bo) as u32) << l;
+            }
+            w.set_pred(op.d0, r0, m);
+            w.set_pred(op.d1, r1, m);
+        }
+        Kind::FChk => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut r = 0u32;
+            for l in Lanes(m) {
+                let x = fneg_abs32(a[l], &s[0]);
+                let y = fneg_abs32(b[l], &s[1]);
+                r |= (fchk_divide(x, y) as u32) << l;
+            }
+            w.set_pred(op.d0, r, m);
+        }
+        Kind::LdsLk => {
+            let a = read(w, &s[0], env)?;
+            let mut d = [0u32; 32];
+            let mut got = 0u32;
+            for l in Lanes(m) {
+                let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
+                let mut buf = [0u8; 4];
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, false)?;
+                d[l] = u32::from_le_bytes(buf);
+                let word = (addr / 4) as usize;
+                let (i, bit) = (word / 32, 1u32 << (word % 32));
+                if env.locks[i] & bit == 0 {
+                    env.locks[i] |= bit;
+                    got |= 1 << l;
+                }
+            }
+            w.set_reg(op.d0, &d, m);
+            w.set_pred(op.d1, got, m);
+        }
+        Kind::StsCul => {
+            let a = read(w, &s[0], env)?;
+            let v = read(w, &s[1], env)?;
+            let mut ok = 0u32;
+            for l in Lanes(m) {
+                let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
+                let word = (addr / 4) as usize;
+                let (i, bit) = (word.min(env.locks.len() * 32 - 1) / 32, 1u32 << (word % 32));
+                if env.locks[i] & bit == 0 {
+                    return Err(ExecError::Illegal(format!(
+                        "STSCUL to shared {addr:#x}, whose lock lane {l} does not hold"
+                    )));
+                }
+                let mut buf = v[l].to_le_bytes();
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, true)?;
+                env.locks[i] &= !bit;
+                ok |= 1 << l;
+            }
+            w.set_pred(op.d1, ok, m);
+        }
         Kind::S2R { sr } => {
             let mut d = [0u32; 32];
             let warp_base = w.id * 32;
@@ -1150,9 +1219,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 _ => [0; 32],
             };
             let wide = ty == AtomType::U64;
-            let b = read64(w, &s[1], env)?;
+            let (b, c) = if wide {
+                (read64(w, &s[1], env)?, read64(w, &s[2], env)?)
+            } else {
+                ([0; 32], [0; 32])
+            };
             let b32 = read(w, &s[1], env)?;
-            let c = read64(w, &s[2], env)?;
             let c32 = read(w, &s[2], env)?;
             let mut d = [0u64; 32];
             for l in Lanes(m) {
@@ -1177,8 +1249,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
             }
         }
-        Kind::Bra => {
-            let taken = m;
+        Kind::Bra { cc } => {
+            let taken = if cc == CcTest::T { m } else { m & cc_mask(w, cc) };
             let not_taken = w.active & !taken;
             if taken == 0 {
                 // Falls through.
@@ -1314,6 +1386,47 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
     Ok(())
 }
 
+/// Whether a / b needs the slow path: any operand that is not a normal number
+/// (zero dividend aside), or exponents whose quotient, reciprocal or residual
+/// would leave the normal range. Erring towards the slow path is always exact.
+fn fchk_divide(a: f32, b: f32) -> bool {
+    let e = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32 - 127;
+    if !b.is_normal() || !(a.is_normal() || a == 0.0) {
+        return true;
+    }
+    if a == 0.0 {
+        return false;
+    }
+    let (ea, eb) = (e(a), e(b));
+    !(-124..=124).contains(&eb) || !(-124..=124).contains(&(ea - eb)) || ea <= -102
+}
+
+/// The lanes whose condition code passes `t`.
+fn cc_mask(w: &Warp, t: CcTest) -> u32 {
+    let (z, s, c, o) = (w.cc_z, w.cc_s, w.cc_c, w.cc_o);
+    let lt = (s ^ o) & !z;
+    match t {
+        CcTest::T => u32::MAX,
+        CcTest::F => 0,
+        CcTest::Lt => lt,
+        CcTest::Eq => z,
+        CcTest::Le => lt | z,
+        CcTest::Gt => !(lt | z),
+        CcTest::Ne => !z,
+        CcTest::Ge => !lt,
+        CcTest::Lo => !c,
+        CcTest::Ls => !c | z,
+        CcTest::Hi => c & !z,
+        CcTest::Hs => c,
+        CcTest::Off => !o,
+        CcTest::Oft => o,
+        CcTest::Sff => !s,
+        CcTest::Sft => s,
+        CcTest::Cff => !c,
+        CcTest::Cft => c,
+    }
+}
+
 fn zs(d: &[u32; 32], m: u32) -> (u32, u32) {
     let (mut z, mut s) = (0, 0);
     for l in Lanes(m) {
@@ -1343,8 +1456,6 @@ fn icompare(a: u32, b: u32, cmp: Cmp, signed: bool, x: bool, w: &Warp, l: usize)
     let ord = if diff < 0 {
         std::cmp::Ordering::Less
     } else if diff == 0 && zero_lo {
-        std::cmp::Ordering::Equal
-    } else if diff == 0 && carry == 1 {
         std::cmp::Ordering::Equal
     } else {
         std::cmp::Ordering::Greater

@@ -167,6 +167,7 @@ pub fn run(
     let shared_len = (prog.shared_size + dims.dynamic_shared) as usize;
     let mut shared = vec![0u8; shared_len];
     let mut local = vec![0u8; nwarps as usize * 32 * prog.local_size as usize];
+    let mut locks = vec![0u32; shared_len.div_ceil(128).max(1)];
     let mut warps: Vec<Warp> = (0..nwarps)
         .map(|i| {
             let n = (tpb - i * 32).min(32);
@@ -179,6 +180,7 @@ pub fn run(
                 let block = [bx, by, bz];
                 shared.iter_mut().for_each(|b| *b = 0);
                 local.iter_mut().for_each(|b| *b = 0);
+                locks.iter_mut().for_each(|b| *b = 0);
                 for (i, w) in warps.iter_mut().enumerate() {
                     let n = (tpb - i as u32 * 32).min(32);
                     *w = Warp::new(i as u32, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
@@ -195,6 +197,7 @@ pub fn run(
                     grid_dim: dims.grid,
                     clock: 0,
                     sm: 0,
+                    locks: &mut locks,
                 };
                 stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
                 stats.blocks += 1;

@@ -79,7 +79,11 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
     let dst_cc = |i: usize| ops.get(i).is_some_and(|o| o.suffix.iter().any(|x| x == "CC"));
     let target = |i: usize| -> Result<u32, String> {
         match ops.get(i).map(|o| &o.kind) {
-            Some(OpndKind::Int(v)) if *v >= 0 && v % 8 == 0 => Ok((*v / 8) as u32),
+            // A target at a control word means the instruction after it.
+            Some(OpndKind::Int(v)) if *v >= 0 && v % 8 == 0 => {
+                let slot = (*v / 8) as u32;
+                Ok(if slot % 8 == 0 { slot + 1 } else { slot })
+            }
             other => Err(format!("bad branch target {other:?}")),
         }
     };
@@ -137,6 +141,12 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
         }
         "IADD" | "IADD32I" => {
             rd_srcs!(2);
+            Kind::IAdd { x: m("X"), sat }
+        }
+        "ISUB" => {
+            // a - b is a + (-b): the adder's one's complement and carry-in.
+            rd_srcs!(2);
+            op.src[1].neg = !op.src[1].neg;
             Kind::IAdd { x: m("X"), sat }
         }
         "ISCADD" | "ISCADD32I" => {
@@ -238,7 +248,8 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 right: m("R"),
                 wrap: m("W"),
                 hi: m("HI"),
-                signed64: m("S64"),
+                wide: m("U64") || m("S64"),
+                signed: m("S64") || m("S32"),
             }
         }
         "BFE" => {
@@ -591,12 +602,17 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             }
         }
         "BRA" | "SSY" | "PBK" | "PCNT" | "PRET" | "CAL" | "JCAL" => {
-            if mn == "BRA" && m("CC") {
-                return Err("BRA on a condition code is not modelled".into());
-            }
-            op.target = target(0)?;
+            // `BRA CC.NEU, 0xd0`: a condition-code test, then the target.
+            let (test, ti) = match ops.first().map(|o| &o.kind) {
+                Some(OpndKind::Other(t)) if t.starts_with("CC.") => (
+                    cc_test(&t[3..]).ok_or_else(|| format!("unknown condition-code test {t}"))?,
+                    1,
+                ),
+                _ => (CcTest::T, 0),
+            };
+            op.target = target(ti)?;
             match mn {
-                "BRA" => Kind::Bra,
+                "BRA" => Kind::Bra { cc: test },
                 "SSY" => Kind::Ssy,
                 "PBK" => Kind::Pbk,
                 "PCNT" => Kind::Pcnt,
@@ -634,7 +650,48 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 arrive_only: m("ARV"),
             }
         }
-        "MEMBAR" | "TEXDEPBAR" | "DEPBAR" => Kind::Fence,
+        "MEMBAR" | "TEXDEPBAR" | "DEPBAR" | "CCTL" | "CCTLL" => Kind::Fence,
+        "CSETP" => {
+            // `CSETP.NEU.AND P0, PT, CC, PT`.
+            op.d0 = pred(0)?;
+            op.d1 = pred(1)?;
+            let test = s
+                .mods
+                .first()
+                .and_then(|t| cc_test(t))
+                .ok_or_else(|| format!("CSETP: unknown test {:?}", s.mods))?;
+            op.src[0] = conv(3)?;
+            Kind::CSetP { test, bop }
+        }
+        "FCHK" => {
+            // `FCHK.DIVIDE P0, Ra, Rb`: whether a / b needs the slow path.
+            if !m("DIVIDE") {
+                return Err(format!("FCHK.{} is not modelled", s.mods.join(".")));
+            }
+            op.d0 = pred(0)?;
+            op.src[0] = conv(1)?;
+            op.src[1] = conv(2)?;
+            Kind::FChk
+        }
+        "LDSLK" => {
+            // `LDSLK P1, R2, [R3]`.
+            op.d1 = pred(0)?;
+            op.d0 = reg(1)?;
+            let (r, off) = mem(ops.get(2))?;
+            op.src[0] = reg_op(r);
+            op.imm = off;
+            Kind::LdsLk
+        }
+        "STSCUL" => {
+            // `STSCUL P2, [R3], R2`.
+            op.d1 = pred(0)?;
+            op.d0 = 255;
+            let (r, off) = mem(ops.get(1))?;
+            op.src[0] = reg_op(r);
+            op.imm = off;
+            op.src[1] = conv(2)?;
+            Kind::StsCul
+        }
         other => return Err(format!("{other} is not modelled")),
     };
     Ok(op)
@@ -687,6 +744,30 @@ fn cmp_of(x: &str) -> Option<Cmp> {
         "GTU" => Cmp::Gtu,
         "NEU" => Cmp::Neu,
         "GEU" => Cmp::Geu,
+        _ => return None,
+    })
+}
+
+fn cc_test(x: &str) -> Option<CcTest> {
+    Some(match x {
+        "T" => CcTest::T,
+        "F" => CcTest::F,
+        "LT" | "LTU" => CcTest::Lt,
+        "EQ" | "EQU" => CcTest::Eq,
+        "LE" | "LEU" => CcTest::Le,
+        "GT" | "GTU" => CcTest::Gt,
+        "NE" | "NEU" => CcTest::Ne,
+        "GE" | "GEU" => CcTest::Ge,
+        "LO" => CcTest::Lo,
+        "LS" => CcTest::Ls,
+        "HI" => CcTest::Hi,
+        "HS" => CcTest::Hs,
+        "OFF" => CcTest::Off,
+        "OFT" => CcTest::Oft,
+        "SFF" => CcTest::Sff,
+        "SFT" => CcTest::Sft,
+        "CFF" => CcTest::Cff,
+        "CFT" => CcTest::Cft,
         _ => return None,
     })
 }

@@ -288,8 +288,10 @@ pub enum Kind {
     Shl { wrap: bool },
     /// `SHR` (`.U32` logical, else arithmetic).
     Shr { signed: bool, wrap: bool },
-    /// `SHF.L`/`SHF.R`: funnel shift of the 64-bit pair (c:a).
-    Shf { right: bool, wrap: bool, hi: bool, signed64: bool },
+    /// `SHF.L`/`SHF.R`: funnel shift of the 64-bit pair (c:a). `SHF.L` gives the
+    /// high word, `SHF.R` the low word (`.HI`: the high word). Shift amounts clamp
+    /// at 32 (`.U64`/`.S64`: 64) or, with `.W`, wrap; `.S64` shifts in sign bits.
+    Shf { right: bool, wrap: bool, hi: bool, wide: bool, signed: bool },
     /// `BFE`: extract `len` bits at `pos` (from b = pos | len << 8).
     Bfe { signed: bool, brev: bool },
     /// `BFI`: insert a into c at b's position/length.
@@ -349,7 +351,14 @@ pub enum Kind {
     /// `R2P`: a register's bits to predicates (masked by b).
     R2P,
     /// `CSETP`: test the condition code.
-    CSetP { cc_test: u8, bop: BoolOp },
+    CSetP { test: CcTest, bop: BoolOp },
+    /// `FCHK.DIVIDE`: true where a / b is outside the range the fast division
+    /// sequence (reciprocal, Newton step, FFMA correction) rounds correctly.
+    FChk,
+    /// `LDSLK`: load a shared word and try to take its lock (predicate: taken).
+    LdsLk,
+    /// `STSCUL`: store to a shared word whose lock the thread holds, and release it.
+    StsCul,
     /// `S2R`.
     S2R { sr: SReg },
     /// `SHFL`.
@@ -364,8 +373,9 @@ pub enum Kind {
     Ldc { w: Width },
     /// `ATOM` (returns the old value), `RED` (does not), `ATOMS`.
     Atom { space: Space, op: AtomOp, ty: AtomType, ret: bool },
-    /// `BRA` (a `.U` branch is the same to the functional model).
-    Bra,
+    /// `BRA` (a `.U` branch is the same to the functional model), taken where the
+    /// guard holds and the condition-code test `cc` passes.
+    Bra { cc: CcTest },
     /// `BRX`: indirect, register + offset.
     Brx,
     /// `SSY`: push a reconvergence point.
@@ -390,6 +400,30 @@ pub enum Kind {
     Bar { arrive_only: bool },
     /// Fences and dependency barriers: no functional effect.
     Fence,
+}
+
+/// A test of the condition code (`BRA CC.NEU`, `CSETP`): flags zero, sign,
+/// carry and overflow as an integer compare with zero would set them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CcTest {
+    T,
+    F,
+    Lt,
+    Eq,
+    Le,
+    Gt,
+    Ne,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Off,
+    Oft,
+    Sff,
+    Sft,
+    Cff,
+    Cft,
 }
 
 /// One instruction, ready to run.

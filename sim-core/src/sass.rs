@@ -189,7 +189,9 @@ fn parse_float(s: &str) -> Option<f64> {
         "+QNAN" | "-QNAN" | "QNAN" | "SNAN" | "+SNAN" | "-SNAN" => return Some(f64::NAN),
         _ => {}
     }
-    if !(t.contains('.') || t.contains('e')) || t.starts_with("0x") || t.starts_with("-0x") {
+    // Integers always print in hex; a plain decimal (`3`, `252`) is a float
+    // immediate with an integral value.
+    if t.starts_with("0x") || t.starts_with("-0x") || !t.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
         return None;
     }
     t.parse().ok()
@@ -319,6 +321,10 @@ mod tests {
         assert_eq!(s.operands[2].kind, OpndKind::Float(-0.63661974668502807617));
         let s = Syntax::parse("FSETP.NEU.AND P0, PT, |R9|, +INF , PT;").unwrap();
         assert_eq!(s.operands[3].kind, OpndKind::Float(f64::INFINITY));
+        let s = Syntax::parse("DADD R2, R2, 3;").unwrap();
+        assert_eq!(s.operands[2].kind, OpndKind::Float(3.0));
+        let s = Syntax::parse("FFMA.RM R8, R0, -252, R7;").unwrap();
+        assert_eq!(s.operands[2].kind, OpndKind::Float(-252.0));
         let s = Syntax::parse("S2R R0, SR_TID.X;").unwrap();
         assert_eq!(s.operands[1].kind, OpndKind::Special("SR_TID.X".into()));
         let s = Syntax::parse("IMAD R4, R4, -0x14, R0;").unwrap();

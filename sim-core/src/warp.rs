@@ -122,8 +122,12 @@ impl Warp {
         if r == 255 {
             return [0; 32];
         }
+        // Loading checked every register against the kernel's count.
         let b = r as usize * 32;
-        self.regs[b..b + 32].try_into().unwrap_or([0; 32])
+        self.regs
+            .get(b..b + 32)
+            .and_then(|row| row.try_into().ok())
+            .unwrap_or([0; 32])
     }
 
     /// Writes `v` to register `r` in lanes `mask` (RZ is not written).
@@ -133,7 +137,9 @@ impl Warp {
             return;
         }
         let b = r as usize * 32;
-        let row = &mut self.regs[b..b + 32];
+        let Some(row) = self.regs.get_mut(b..b + 32) else {
+            return;
+        };
         if mask == u32::MAX {
             row.copy_from_slice(v);
         } else {
