@@ -95,7 +95,14 @@ fn disasm(file: &PathBuf, control: bool, directives: bool) -> Result<()> {
 }
 
 fn asm(file: &PathBuf, output: &PathBuf) -> Result<()> {
-    let bytes = read_file(file)?;
+    let cubin = assemble(file)?;
+    std::fs::write(output, cubin).with_context(|| format!("{}", output.display()))?;
+    Ok(())
+}
+
+/// Assembles a SASS file into cubin bytes.
+pub fn assemble(file: &std::path::Path) -> Result<Vec<u8>> {
+    let bytes = read_file(&file.to_path_buf())?;
     let src = String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
     let kernels = sim_isa::asm::assemble_source(&src)
@@ -110,9 +117,6 @@ fn asm(file: &PathBuf, output: &PathBuf) -> Result<()> {
     for k in kernels {
         w.add_kernel(k);
     }
-    let cubin = w
-        .to_bytes()
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    std::fs::write(output, cubin).with_context(|| format!("{}", output.display()))?;
-    Ok(())
+    w.to_bytes()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
 }

@@ -151,7 +151,38 @@ pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), Si
     Ok(())
 }
 
-/// Runs the whole grid. `limit` bounds the warp-instructions of each block.
+/// The order blocks run in. A correct kernel gives the same results in every
+/// order; the others exist to show that (and to find kernels that do not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BlockOrder {
+    /// x fastest, then y, then z (the hardware's dispatch order).
+    #[default]
+    Natural,
+    /// The natural order backwards.
+    Reverse,
+    /// A permutation drawn from this seed.
+    Shuffled(u64),
+}
+
+/// How to run a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The most warp-instructions one block may execute.
+    pub limit: u64,
+    pub order: BlockOrder,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            limit: 1 << 32,
+            order: BlockOrder::Natural,
+        }
+    }
+}
+
+/// Runs the whole grid in natural order. `limit` bounds the warp-instructions of
+/// each block.
 pub fn run(
     prog: &Program,
     global: &mut GlobalMem,
@@ -159,6 +190,40 @@ pub fn run(
     params: &[u8],
     limit: u64,
 ) -> Result<RunStats, SimError> {
+    run_with(prog, global, dims, params, &RunOptions { limit, ..RunOptions::default() })
+}
+
+/// The blocks of `dims` in `order`.
+fn block_list(dims: &Dims, order: BlockOrder) -> Vec<[u32; 3]> {
+    let mut v = Vec::with_capacity(dims.blocks() as usize);
+    for bz in 0..dims.grid[2] {
+        for by in 0..dims.grid[1] {
+            for bx in 0..dims.grid[0] {
+                v.push([bx, by, bz]);
+            }
+        }
+    }
+    match order {
+        BlockOrder::Natural => {}
+        BlockOrder::Reverse => v.reverse(),
+        BlockOrder::Shuffled(seed) => {
+            use rand::seq::SliceRandom;
+            use rand::SeedableRng;
+            v.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+        }
+    }
+    v
+}
+
+/// Runs the whole grid as `opts` say.
+pub fn run_with(
+    prog: &Program,
+    global: &mut GlobalMem,
+    dims: &Dims,
+    params: &[u8],
+    opts: &RunOptions,
+) -> Result<RunStats, SimError> {
+    let limit = opts.limit;
     check_launch(prog, dims, params)?;
     let cbank0 = build_cbank0(prog, dims, params);
     let mut stats = RunStats::default();
@@ -174,35 +239,30 @@ pub fn run(
             Warp::new(i, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 })
         })
         .collect();
-    for bz in 0..dims.grid[2] {
-        for by in 0..dims.grid[1] {
-            for bx in 0..dims.grid[0] {
-                let block = [bx, by, bz];
-                shared.iter_mut().for_each(|b| *b = 0);
-                local.iter_mut().for_each(|b| *b = 0);
-                locks.iter_mut().for_each(|b| *b = 0);
-                for (i, w) in warps.iter_mut().enumerate() {
-                    let n = (tpb - i as u32 * 32).min(32);
-                    *w = Warp::new(i as u32, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
-                }
-                let mut env = Env {
-                    prog,
-                    cbank0: &cbank0,
-                    global,
-                    shared: &mut shared,
-                    local: &mut local,
-                    local_size: prog.local_size,
-                    block_idx: block,
-                    block_dim: dims.block,
-                    grid_dim: dims.grid,
-                    clock: 0,
-                    sm: 0,
-                    locks: &mut locks,
-                };
-                stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
-                stats.blocks += 1;
-            }
+    for block in block_list(dims, opts.order) {
+        shared.iter_mut().for_each(|b| *b = 0);
+        local.iter_mut().for_each(|b| *b = 0);
+        locks.iter_mut().for_each(|b| *b = 0);
+        for (i, w) in warps.iter_mut().enumerate() {
+            let n = (tpb - i as u32 * 32).min(32);
+            *w = Warp::new(i as u32, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
         }
+        let mut env = Env {
+            prog,
+            cbank0: &cbank0,
+            global,
+            shared: &mut shared,
+            local: &mut local,
+            local_size: prog.local_size,
+            block_idx: block,
+            block_dim: dims.block,
+            grid_dim: dims.grid,
+            clock: 0,
+            sm: 0,
+            locks: &mut locks,
+        };
+        stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
+        stats.blocks += 1;
     }
     Ok(stats)
 }
@@ -358,6 +418,7 @@ fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecError) -> Sim
                 if write { "write" } else { "read" }
             ),
         ),
+        ExecError::Illegal(why) if why.starts_with("illegal") => fault(prog, env, w, pc, None, why),
         ExecError::Illegal(why) => fault(prog, env, w, pc, None, format!("illegal instruction: {why}")),
         ExecError::Stack(why) => fault(prog, env, w, pc, None, format!("control flow: {why}")),
         ExecError::DivergentBarrier { arrived, live } => fault(

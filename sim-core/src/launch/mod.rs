@@ -31,7 +31,9 @@ fn invalid<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
 
 /// Parses a launch file's text.
 pub fn parse(text: &str) -> Result<LaunchSpec, LaunchError> {
-    ron::from_str(text).map_err(|e| LaunchError::Syntax {
+    // Optional fields are written plainly (`instruction_limit: 1000`).
+    let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    opts.from_str(text).map_err(|e| LaunchError::Syntax {
         line: e.position.line,
         col: e.position.col,
         msg: e.code.to_string(),
@@ -615,4 +617,77 @@ mod tests {
         let e = parse("(kernel: \"k\",\n grid: (1, 1, 1),\n block: (1, 1, 1),\n bogus: 3)").unwrap_err();
         assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e}");
     }
+}
+
+/// Why running a launch failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Load(#[from] crate::program::LoadError),
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    #[error(transparent)]
+    Sim(#[from] crate::func::SimError),
+}
+
+/// A completed launch: what ran, the buffers' final contents and the checks.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub stats: crate::func::RunStats,
+    pub registers: u32,
+    pub shared_bytes: u32,
+    pub finals: Vec<Buffer>,
+    pub checks: Vec<CheckResult>,
+}
+
+impl Outcome {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(CheckResult::passed)
+    }
+}
+
+/// Runs a resolved launch of a kernel of `cubin` functionally: allocates and
+/// fills its buffers, loads the kernel, packs its parameters, runs every block
+/// in `order`, and checks the results.
+pub fn execute(
+    cubin: &sim_isa::cubin::Cubin,
+    r: &Resolved,
+    order: crate::func::BlockOrder,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Outcome, RunError> {
+    let mut global = crate::mem::GlobalMem::new();
+    let mut addrs = Vec::with_capacity(r.buffers.len());
+    for b in &r.buffers {
+        addrs.push((b.name.as_str(), global.alloc(&b.name, b.data.clone())));
+    }
+    let prog = crate::program::Program::load(cubin, &r.kernel, &mut global)?;
+    let addr = |n: &str| addrs.iter().find(|(a, _)| *a == n).map_or(0, |x| x.1);
+    let params = pack_params(r, &prog.params, prog.param_size, &addr)?;
+    let opts = crate::func::RunOptions { limit: r.limit, order };
+    let stats = crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?;
+    let finals: Vec<Buffer> = r
+        .buffers
+        .iter()
+        .map(|b| Buffer {
+            name: b.name.clone(),
+            elem: b.elem,
+            data: global.get(&b.name).map(|a| a.data.clone()).unwrap_or_default(),
+        })
+        .collect();
+    let mut checks = Vec::with_capacity(r.checks.len());
+    for c in &r.checks {
+        let got = finals
+            .iter()
+            .find(|b| b.name == c.buffer)
+            .ok_or_else(|| LaunchError::Invalid(format!("no buffer `{}`", c.buffer)))?;
+        checks.push(check(c, r, &r.buffers, got, read)?);
+    }
+    Ok(Outcome {
+        stats,
+        registers: prog.registers,
+        shared_bytes: prog.shared_size + r.dims.dynamic_shared,
+        finals,
+        checks,
+    })
 }

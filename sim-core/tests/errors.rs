@@ -1,0 +1,114 @@
+//! Bad kernels and launches give errors in the manner of compute-sanitizer: what
+//! went wrong, the instruction, the thread and block, the address. Each fixture
+//! is hand-written SASS in `traces/errors/`, assembled here.
+
+use std::path::{Path, PathBuf};
+
+use sim_core::func::BlockOrder;
+use sim_core::launch;
+use sim_isa::cubin::{Cubin, CubinWriter};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/errors")
+}
+
+/// Assembles and runs fixture `name`; returns the error's text.
+fn error_of(name: &str) -> String {
+    let src = std::fs::read_to_string(dir().join(format!("{name}.sass"))).expect("fixture");
+    let mut w = CubinWriter::new();
+    for k in sim_isa::asm::assemble_source(&src).expect("assembles") {
+        w.add_kernel(k);
+    }
+    let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
+    let text = std::fs::read_to_string(dir().join(format!("{name}.launch.ron"))).expect("launch file");
+    let spec = launch::parse(&text).expect("launch file parses");
+    let read = |f: &str| std::fs::read(dir().join(f)).map_err(|e| e.to_string());
+    let r = launch::resolve(&spec, &[], &read).expect("resolves");
+    match launch::execute(&cubin, &r, BlockOrder::Natural, &read) {
+        Ok(_) => panic!("{name} ran without error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn expect(name: &str, parts: &[&str]) {
+    let e = error_of(name);
+    for p in parts {
+        assert!(e.contains(p), "{name}: `{p}` missing from:\n{e}");
+    }
+}
+
+#[test]
+fn out_of_bounds_global_read_names_the_buffer_thread_and_instruction() {
+    expect(
+        "oob_global",
+        &[
+            "out-of-bounds global read of 4 bytes at 0x100000080",
+            "0 bytes after the end of `x`",
+            "LD.E R4, [R2];",
+            "by thread (31, 0, 0) in block (0, 0, 0)",
+        ],
+    );
+}
+
+#[test]
+fn out_of_bounds_shared_and_local_accesses() {
+    expect(
+        "oob_shared",
+        &["out-of-bounds shared write of 4 bytes at 0x80", "128 bytes of shared memory", "thread (32, 0, 0)"],
+    );
+    expect("oob_local", &["out-of-bounds local write of 4 bytes at 0x20", "STL [R1+0x10], R0;"]);
+}
+
+#[test]
+fn misaligned_access() {
+    expect("misaligned", &["misaligned shared read of 8 bytes at 0x4", "LDS.64 R2, [R1];", "thread (0, 0, 0)"]);
+}
+
+#[test]
+fn barriers_that_not_every_thread_reaches() {
+    expect("deadlock", &["deadlock", "warp 0 at barrier 1", "warp 3 at barrier 0"]);
+    expect(
+        "divergent_barrier",
+        &["a barrier that not every thread reaches", "16 of warp 0's 32 live threads", "BAR.SYNC 0x0;"],
+    );
+}
+
+#[test]
+fn illegal_instructions_and_registers() {
+    expect(
+        "illegal_instruction",
+        &["illegal instruction", "R3 of a 128-bit operand must be a multiple of 4", "LDS.128 R3, [R1];"],
+    );
+    expect("illegal_register", &["illegal register: R20 is past the kernel's 8 registers", "MOV R20, R0;"]);
+}
+
+#[test]
+fn runaway_kernels_stop_at_the_instruction_limit() {
+    expect("runaway", &["ran past the limit of 100000 warp-instructions"]);
+}
+
+#[test]
+fn bad_launches_are_refused_before_running() {
+    let src = std::fs::read_to_string(dir().join("oob_shared.sass")).expect("fixture");
+    let mut w = CubinWriter::new();
+    for k in sim_isa::asm::assemble_source(&src).expect("assembles") {
+        w.add_kernel(k);
+    }
+    let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
+    let none = |_: &str| -> Result<Vec<u8>, String> { Err("none".into()) };
+    for (text, part) in [
+        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (2048, 1, 1))", "exceeds sm_35's limits"),
+        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), dynamic_shared: 49152)", "exceed the 48 KB"),
+        ("(kernel: \"nope\", grid: (1, 1, 1), block: (32, 1, 1))", "no kernel `nope`"),
+        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), args: [I32(3)])", "takes 0 parameters"),
+        ("(kernel: \"oob_shared\", grid: (0, 1, 1), block: (32, 1, 1))", "must be at least 1"),
+    ] {
+        let spec = launch::parse(text).expect("parses");
+        let e = launch::resolve(&spec, &[], &none)
+            .map_err(|e| e.to_string())
+            .and_then(|r| launch::execute(&cubin, &r, BlockOrder::Natural, &none).map_err(|e| e.to_string()))
+            .err()
+            .unwrap_or_default();
+        assert!(e.contains(part), "`{part}` missing from `{e}`");
+    }
+}

@@ -1,0 +1,75 @@
+//! Every kernel of the suite (`traces/kernels/*.launch.ron`) runs and matches its
+//! CPU reference, and gives the same results whatever order its blocks run in.
+
+use std::path::{Path, PathBuf};
+
+use sim_core::func::BlockOrder;
+use sim_core::launch;
+use sim_isa::cubin::Cubin;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn launch_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("traces/kernels"))
+        .expect("traces/kernels")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".launch.ron"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn run(path: &Path, order: BlockOrder) -> launch::Outcome {
+    let text = std::fs::read_to_string(path).expect("launch file");
+    let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dir = path.parent().expect("folder").to_path_buf();
+    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+    let r = launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().unwrap().to_string_lossy().replace(".launch.ron", ".cubin");
+    let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
+    let bytes = std::fs::read(&cubin_path).expect("cubin");
+    let cubin = Cubin::parse(&bytes).expect("cubin parses");
+    launch::execute(&cubin, &r, order, &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_suite_kernel_matches_its_reference() {
+    let files = launch_files();
+    assert!(files.len() >= 18, "the suite has {} launch files", files.len());
+    let mut failed = Vec::new();
+    for f in &files {
+        let out = run(f, BlockOrder::Natural);
+        assert!(!out.checks.is_empty(), "{} checks nothing", f.display());
+        for c in &out.checks {
+            println!(
+                "{}: {} {} ({} elements, max {} ulp, {} warp-instructions)",
+                f.file_name().unwrap().to_string_lossy(),
+                c.buffer,
+                if c.passed() { "PASS" } else { "FAIL" },
+                c.elements,
+                c.max_ulp,
+                out.stats.warp_instructions
+            );
+            if !c.passed() {
+                failed.push(format!("{} {}: {:?}", f.display(), c.buffer, c.first));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn results_do_not_depend_on_block_order() {
+    for f in launch_files() {
+        let a = run(&f, BlockOrder::Natural);
+        for order in [BlockOrder::Reverse, BlockOrder::Shuffled(7)] {
+            let b = run(&f, order);
+            for (x, y) in a.finals.iter().zip(&b.finals) {
+                assert!(x.data == y.data, "{}: buffer {} differs in order {order:?}", f.display(), x.name);
+            }
+            assert_eq!(a.stats, b.stats, "{}", f.display());
+        }
+    }
+}
