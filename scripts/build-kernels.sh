@@ -31,6 +31,7 @@ build() {
 
 build saxpy             saxpy.cu
 build reduce            reduce.cu         BLOCK=256
+build reduce_fence      reduce.cu         BLOCK=256 FENCE=1
 build scan              scan.cu           BLOCK=256
 build transpose_padded  transpose.cu      TILE=32 ROWS=8 PAD=1
 build transpose_unpadded transpose.cu     TILE=32 ROWS=8 PAD=0
@@ -47,5 +48,8 @@ build call              call.cu
 build local_array       local_array.cu
 build dmath             dmath.cu
 build fmath             fmath.cu
+build widths            widths.cu         BLOCK=128
+build warp              warp.cu
+build convert           convert.cu
 
 echo "build-kernels: rebuilt $(ls "$out"/*.cubin | wc -l) cubins in $out" >&2

@@ -47,6 +47,8 @@ macro_rules! references {
 references! {
     "saxpy" => saxpy,
     "reduce" => reduce,
+    "reduce_total" => reduce_total,
+    "atomic_inc" => atomic_inc,
     "scan" => scan,
     "scan_sums" => scan_sums,
     "transpose" => transpose,
@@ -61,6 +63,9 @@ references! {
     "fmath_expf" => fmath_expf,
     "fmath_sqrtf" => fmath_sqrtf,
     "fmath_div" => fmath_div,
+    "widths" => widths,
+    "warp" => warp,
+    "convert" => convert,
 }
 
 /// The reference called `name`, if there is one.
@@ -215,6 +220,18 @@ fn saxpy(r: &RefInput) -> Result<Vec<u8>, String> {
 /// power of two >= 64, the kernel's BLOCK). Returns the `grid` per-block partial
 /// sums, added in the kernel's order.
 fn reduce(r: &RefInput) -> Result<Vec<u8>, String> {
+    Ok(f32_bytes(&partial_sums(r)?))
+}
+
+/// `reduce.cu` built with FENCE=1, its `total`. Inputs and params as [`reduce`].
+/// Returns one float: the partial sums added in block order, from 0.0.
+fn reduce_total(r: &RefInput) -> Result<Vec<u8>, String> {
+    let total = partial_sums(r)?.iter().fold(0f32, |acc, &p| acc + p);
+    Ok(f32_bytes(&[total]))
+}
+
+/// The per-block sums of `reduce.cu`.
+fn partial_sums(r: &RefInput) -> Result<Vec<f32>, String> {
     let n = r.size("n")?;
     let grid = r.size("grid")?;
     let block = r.size("block")?;
@@ -254,7 +271,21 @@ fn reduce(r: &RefInput) -> Result<Vec<u8>, String> {
         }
         partial.push(v[0]);
     }
-    Ok(f32_bytes(&partial))
+    Ok(partial)
+}
+
+/// A counter after `atomicInc(&c, limit)` ran `times` times (CUDA's wrapping
+/// increment: `c >= limit ? 0 : c + 1`). Inputs `[count]` (U32); params `times`,
+/// `limit`. Only element 0 changes.
+fn atomic_inc(r: &RefInput) -> Result<Vec<u8>, String> {
+    let times = r.size("times")?;
+    let limit = r.u32_param("limit")?;
+    let mut c = r.u32s(0)?;
+    r.need(0, &c, 1)?;
+    for _ in 0..times {
+        c[0] = if c[0] >= limit { 0 } else { c[0] + 1 };
+    }
+    Ok(u32_bytes(&c))
 }
 
 /// Segments of `scan.cu`: the input and the segment length `2 * block`.
@@ -621,6 +652,236 @@ fn fmath_div(r: &RefInput) -> Result<Vec<u8>, String> {
     r.need(0, &x, n)?;
     r.need(1, &y, n)?;
     Ok(f32_bytes(&(0..n).map(|i| x[i] / y[i]).collect::<Vec<_>>()))
+}
+
+/// The `__constant__` table of `widths.cu`: `j * 2654435761 ^ 0x5bd1e995`.
+fn widths_table(j: u32) -> u32 {
+    j.wrapping_mul(2_654_435_761) ^ 0x5bd1_e995
+}
+
+/// `widths.cu`. Inputs `[in]` (U8, 16 bytes per record); params `block` (the
+/// kernel's BLOCK; the record count must be a multiple of it). Returns 32 bytes
+/// per record, as the kernel's comment and code define them; each thread also
+/// reads the record of the next thread of its block (cyclically).
+fn widths(r: &RefInput) -> Result<Vec<u8>, String> {
+    let block = r.size("block")?;
+    let (_, bytes) = r.input(0, &[Elem::U8, Elem::I8])?;
+    let n = bytes.len() / 16;
+    if block == 0 || bytes.len() % 16 != 0 || n % block != 0 {
+        return Err(format!(
+            "input `{}` holds {} bytes, not whole blocks of {block} 16-byte records",
+            r.name(0),
+            bytes.len()
+        ));
+    }
+    let rec = |i: usize| &bytes[16 * i..16 * i + 16];
+    let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+    let mut out = Vec::with_capacity(32 * n);
+    for i in 0..n {
+        let t = i % block;
+        let j = i - t + (t + 1) % block;
+        let (me, nx) = (rec(i), rec(j));
+        let b = me[0];
+        let c = me[1] as i8 as i32;
+        let h = u16_at(me, 2) as u32;
+        let s = u16_at(me, 4) as i16 as i32;
+        let w = u32_at(me, 8);
+        let d = u64_at(me, 8);
+        let q = [u32_at(me, 0), u32_at(me, 4), u32_at(me, 8), u32_at(me, 12)];
+        let nb = nx[3];
+        let ns = u16_at(nx, 6) as i16 as i32;
+        let nd = u64_at(nx, 8);
+        let nh = u16_at(nx, 2) as u32;
+        let nbb = nx[0] as u32;
+        let nqx = u32_at(nx, 0);
+        out.push(b.wrapping_add(nb));
+        out.push((c * 3) as u8);
+        out.extend_from_slice(&((s - ns) as i16).to_le_bytes());
+        let word = (c as u32)
+            .wrapping_add(h)
+            .wrapping_add(w)
+            .wrapping_add(nh)
+            .wrapping_add(nbb)
+            .wrapping_add(widths_table(w & 63));
+        out.extend_from_slice(&word.to_le_bytes());
+        let dword = d
+            .wrapping_mul(3)
+            .wrapping_add(nd)
+            .wrapping_add(widths_table((w >> 8) & 63) as u64);
+        out.extend_from_slice(&dword.to_le_bytes());
+        for v in [
+            q[3] ^ nqx,
+            q[2].wrapping_add(widths_table(b as u32 & 63)),
+            q[1],
+            q[0],
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    Ok(out)
+}
+
+/// `warp.cu`. Inputs `[in]` (U32); no params. Returns 16 words per element, as the
+/// kernel's comment lists them; lanes are `i % 32` and warps 32 consecutive
+/// elements (blocks hold whole warps), so the element count must be a multiple
+/// of 32.
+fn warp(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = r.u32s(0)?;
+    if x.len() % 32 != 0 {
+        return Err(format!(
+            "input `{}` holds {} elements, not whole warps",
+            r.name(0),
+            x.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(16 * x.len());
+    for wv in x.chunks(32) {
+        let ballot = wv
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &v)| m | (v & 1) << l);
+        let all = wv.iter().all(|&v| v != 0) as u32;
+        let any = wv.iter().any(|&v| v < 0x1000) as u32;
+        for (lane, &v) in wv.iter().enumerate() {
+            let l = lane as u32;
+            let ffs = if v == 0 { 0 } else { v.trailing_zeros() + 1 };
+            let bytes = [v as u8, l as u8, (v >> 8) as u8, (l >> 8) as u8];
+            let funnel_l = ((((l as u64) << 32 | v as u64) << (v & 31)) >> 32) as u32;
+            let funnel_r = ((((v as u64) << 32 | l as u64) >> (v >> 27)) & 0xffff_ffff) as u32;
+            let sad = ((v as i32 as i64) - (l as i64)).unsigned_abs() as u32;
+            out.extend_from_slice(&[
+                ballot,
+                all | any << 1,
+                wv[(v & 31) as usize],
+                if lane >= 3 { wv[lane - 3] } else { v },
+                wv[lane ^ 5],
+                v.count_ones() | v.leading_zeros() << 8 | ffs << 16,
+                v.reverse_bits(),
+                u32::from_le_bytes(bytes),
+                funnel_l,
+                funnel_r,
+                ((v as u64 * 0x9e37_79b9) >> 32) as u32,
+                ((v as i32 as i64 * -7) >> 32) as u32,
+                (v as i32).min(l as i32 - 16) as u32,
+                v.max(0x8000_0000),
+                ((v >> (l & 7)) & 0x3ff) | ((v >> 3) & 7) << 16,
+                (((v as i32) >> (l & 15)) as u32).wrapping_add(sad),
+            ]);
+        }
+    }
+    Ok(u32_bytes(&out))
+}
+
+/// IEEE rounding directions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Round {
+    Zero,
+    Down,
+    Up,
+}
+
+/// Rounds a value whose nearest f32 is `s`, and which exceeds `s` by an amount
+/// of sign `err` (exactly zero when `s` is exact), in direction `mode`.
+fn directed(s: f32, err: f64, mode: Round) -> f32 {
+    match mode {
+        Round::Down if err < 0.0 => s.next_down(),
+        Round::Up if err > 0.0 => s.next_up(),
+        Round::Zero if s > 0.0 && err < 0.0 => s.next_down(),
+        Round::Zero if s < 0.0 && err > 0.0 => s.next_up(),
+        _ => s,
+    }
+}
+
+/// An exactly known f64 (an f32, int or double input) rounded to f32.
+fn f64_to_f32(d: f64, mode: Round) -> f32 {
+    let s = d as f32;
+    directed(s, d - s as f64, mode)
+}
+
+/// `a + b` rounded in `mode` (no overflow): the error of the nearest sum is exact
+/// by TwoSum; an exact zero sum is -0 when rounding down, unless both are +0.
+fn add_directed(a: f32, b: f32, mode: Round) -> f32 {
+    let s = a + b;
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    if s == 0.0 && err == 0.0 && mode == Round::Down && !(a.to_bits() == 0 && b.to_bits() == 0) {
+        return -0.0;
+    }
+    directed(s, err as f64, mode)
+}
+
+/// `a * b` rounded in `mode` (no overflow or underflow): the error of the nearest
+/// product is exact by an FMA.
+fn mul_directed(a: f32, b: f32, mode: Round) -> f32 {
+    let p = a * b;
+    directed(p, a.mul_add(b, -p) as f64, mode)
+}
+
+/// `convert.cu`. Inputs `[x, y, w (F32), k (I32), d (F64)]`; params `n`. Returns
+/// 32 words per element, as the kernel's comment lists them. Additions and
+/// products must not overflow or underflow (|y|, |w| in a modest range).
+fn convert(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let x = r.f32s(0)?;
+    let y = r.f32s(1)?;
+    let w = r.f32s(2)?;
+    let k = r.u32s(3)?;
+    let d = r.f64s(4)?;
+    for (i, len) in [x.len(), y.len(), w.len(), k.len(), d.len()]
+        .into_iter()
+        .enumerate()
+    {
+        if len < n {
+            return Err(format!(
+                "input `{}` holds {len} elements; the kernel reads {n}",
+                r.name(i)
+            ));
+        }
+    }
+    let mut out = Vec::with_capacity(32 * n);
+    for i in 0..n {
+        let (x, y, w, ki, d) = (x[i], y[i], w[i], k[i] as i32, d[i]);
+        let l = x as i64;
+        let sat = y * 0.01f32;
+        let sat = if sat > 0.0 { sat.min(1.0) } else { 0.0 };
+        out.extend_from_slice(&[
+            y.round_ties_even() as i32 as u32,
+            y as i32 as u32,
+            y.floor() as i32 as u32,
+            y.ceil() as i32 as u32,
+            x as i32 as u32,
+            x.round_ties_even() as u32,
+            (ki as f32).to_bits(),
+            f64_to_f32(ki as f64, Round::Zero).to_bits(),
+            f64_to_f32(ki as f64, Round::Down).to_bits(),
+            f64_to_f32(ki as f64, Round::Up).to_bits(),
+            (ki as u32 as f32).to_bits(),
+            (d as f32).to_bits(),
+            f64_to_f32(d, Round::Zero).to_bits(),
+            f64_to_f32(d, Round::Down).to_bits(),
+            f64_to_f32(d, Round::Up).to_bits(),
+            d as i32 as u32,
+            l as u32,
+            (l >> 32) as u32,
+            x.min(y).to_bits(),
+            x.max(y).to_bits(),
+            sat.to_bits(),
+            y.floor().to_bits(),
+            y.ceil().to_bits(),
+            y.trunc().to_bits(),
+            y.round_ties_even().to_bits(),
+            y.round().to_bits(),
+            add_directed(y, w, Round::Down).to_bits(),
+            add_directed(y, w, Round::Up).to_bits(),
+            add_directed(y, w, Round::Zero).to_bits(),
+            mul_directed(y, w, Round::Down).to_bits(),
+            mul_directed(y, w, Round::Up).to_bits(),
+            mul_directed(y, w, Round::Zero).to_bits(),
+        ]);
+    }
+    Ok(u32_bytes(&out))
 }
 
 #[cfg(test)]
@@ -1053,5 +1314,156 @@ mod tests {
                 assert!(launched.contains(name), "{name} has no launch file");
             }
         }
+    }
+
+    #[test]
+    fn reduce_total_adds_partials_in_block_order() {
+        let ones = f32_bytes(&[1.0; 300]);
+        let b = [("in", Elem::F32, ones)];
+        let p = [("n", 300), ("grid", 2), ("block", 64)];
+        assert_eq!(f32_of(&run("reduce_total", &b, &p).unwrap()), vec![300.0]);
+    }
+
+    #[test]
+    fn atomic_inc_wraps() {
+        let b = [("count", Elem::U32, u32_bytes(&[0, 9]))];
+        let out = run("atomic_inc", &b, &[("times", 5), ("limit", 4)]).unwrap();
+        assert_eq!(u32_of(&out), vec![0, 9]);
+        let out = run("atomic_inc", &b, &[("times", 3), ("limit", 4)]).unwrap();
+        assert_eq!(u32_of(&out), vec![3, 9]);
+    }
+
+    #[test]
+    fn widths_by_hand() {
+        // Two records, block 2: each reads the other's.
+        let mut input = vec![0u8; 32];
+        input[..16].copy_from_slice(&[1, 0xfe, 2, 0, 0xff, 0xff, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0]);
+        input[16..].copy_from_slice(&[5, 1, 7, 0, 4, 0, 9, 0, 0, 1, 0, 0, 0, 0, 0, 1]);
+        let out = run("widths", &[("in", Elem::U8, input)], &[("block", 2)]).unwrap();
+        assert_eq!(out.len(), 64);
+        let t = widths_table;
+        // Record 0: b = 1, c = -2, h = 2, s = -1, w = 3, d = 3, q = (0x0002fe01,
+        // 0x0000ffff, 3, 0); the next record: nb = 0, ns = 9, nd = 2^56 + 256,
+        // nh = 7, nbb = 5, nq.x = 0x00070105.
+        assert_eq!(out[0], 1);
+        assert_eq!(out[1], (-6i32) as u8);
+        assert_eq!(i16::from_le_bytes([out[2], out[3]]), -10);
+        let word = (-2i32 as u32)
+            .wrapping_add(2 + 3 + 7 + 5)
+            .wrapping_add(t(3));
+        assert_eq!(u32::from_le_bytes(out[4..8].try_into().unwrap()), word);
+        let dword = 9u64 + (1 << 56) + 256 + t(0) as u64;
+        assert_eq!(u64::from_le_bytes(out[8..16].try_into().unwrap()), dword);
+        let q: Vec<u32> = words(&out[16..32]).collect();
+        assert_eq!(
+            q,
+            vec![0x0007_0105, 3u32.wrapping_add(t(1)), 0xffff, 0x0002_fe01]
+        );
+        assert!(run("widths", &[("in", Elem::U8, vec![0; 48])], &[("block", 2)]).is_err());
+        assert_eq!(t(1), 2_654_435_761 ^ 0x5bd1_e995);
+    }
+
+    #[test]
+    fn warp_votes_shuffles_and_bits() {
+        let x: Vec<u32> = (0..32u32)
+            .map(|l| {
+                if l == 7 {
+                    0
+                } else {
+                    l * 0x0101_0101 + 0x8000_0000
+                }
+            })
+            .collect();
+        let out = u32_of(&run("warp", &[("in", Elem::U32, u32_bytes(&x))], &[]).unwrap());
+        let lane = |l: usize| &out[16 * l..16 * l + 16];
+        // ballot of x & 1 (odd lanes but 7); not all non-zero; lane 7's 0 < 0x1000.
+        assert_eq!(lane(0)[0], 0xaaaa_aaaa & !(1 << 7));
+        assert_eq!(lane(0)[1], 0b10);
+        assert_eq!(lane(2)[2], x[(x[2] & 31) as usize]);
+        assert_eq!((lane(1)[3], lane(4)[3]), (x[1], x[1]));
+        assert_eq!(lane(0)[4], x[5]);
+        // popc | clz << 8 | ffs << 16 of 0x80000000 (lane 0) and of 0 (lane 7).
+        assert_eq!(lane(0)[5], 1 | 0 << 8 | 32 << 16);
+        assert_eq!(lane(7)[5], 32 << 8);
+        assert_eq!(lane(0)[6], 1);
+        // byte_perm(0x81010101, 1, 0x5140): bytes x0, lane0, x1, lane1.
+        assert_eq!(lane(1)[7], 0x0001_0101);
+        // Lane 0 (x = 2^31): funnelshift_l(lo x, hi 0, 0) = 0; funnelshift_r(lo 0,
+        // hi 2^31, 16) keeps the low word of 2^63 >> 16 = 2^47: 0.
+        // Lane 1 (x = 0x81010101): left, hi 1 : lo x by 1 = 2 | x >> 31; right,
+        // hi x : lo 1 by x >> 27 = 16 = x << 16 (low word).
+        assert_eq!(lane(0)[8], 0);
+        assert_eq!(lane(0)[9], 0);
+        assert_eq!(lane(1)[8], 1 << 1 | 1);
+        assert_eq!(lane(1)[9], 0x0101_0000);
+        assert_eq!(lane(0)[10], ((0x8000_0000u64 * 0x9e37_79b9) >> 32) as u32);
+        assert_eq!(lane(0)[11], ((i32::MIN as i64 * -7) >> 32) as u32);
+        assert_eq!(lane(0)[12], i32::MIN as u32);
+        assert_eq!(lane(7)[12], (7 - 16) as u32);
+        assert_eq!(lane(7)[13], 0x8000_0000);
+        assert!(run("warp", &[("in", Elem::U32, u32_bytes(&[1; 31]))], &[]).is_err());
+    }
+
+    #[test]
+    fn directed_rounding() {
+        let third = 1.0f64 / 3.0;
+        let (down, up) = (f64_to_f32(third, Round::Down), f64_to_f32(third, Round::Up));
+        assert!((down as f64) < third && third < up as f64 && down.next_up() == up);
+        assert_eq!(f64_to_f32(-third, Round::Zero), -down);
+        assert_eq!(f64_to_f32(-third, Round::Down), -up);
+        assert_eq!(f64_to_f32(1e39, Round::Down), f32::MAX);
+        assert_eq!(f64_to_f32(1e39, Round::Up), f32::INFINITY);
+        assert_eq!(f64_to_f32(-1e-50, Round::Down).to_bits(), 0x8000_0001);
+        assert_eq!(f64_to_f32(16_777_217.0, Round::Up), 16_777_218.0);
+        assert_eq!(f64_to_f32(16_777_217.0, Round::Zero), 16_777_216.0);
+        // 1 + 2^-30: nearest 1, error positive.
+        let tiny = 2f32.powi(-30);
+        assert_eq!(add_directed(1.0, tiny, Round::Up), 1.0f32.next_up());
+        assert_eq!(add_directed(1.0, tiny, Round::Down), 1.0);
+        assert_eq!(add_directed(-1.0, -tiny, Round::Zero), -1.0);
+        assert_eq!(
+            add_directed(1.5, -1.5, Round::Down).to_bits(),
+            (-0.0f32).to_bits()
+        );
+        assert_eq!(add_directed(1.5, -1.5, Round::Up).to_bits(), 0);
+        let a = 1.0 + 2f32.powi(-23);
+        assert_eq!(mul_directed(a, a, Round::Down), 1.0 + 2f32.powi(-22));
+        assert_eq!(
+            mul_directed(a, a, Round::Up),
+            (1.0 + 2f32.powi(-22)).next_up()
+        );
+        assert_eq!(mul_directed(-a, a, Round::Zero), -(1.0 + 2f32.powi(-22)));
+    }
+
+    #[test]
+    fn convert_by_hand() {
+        let b = [
+            ("x", Elem::F32, f32_bytes(&[-3.0e9])),
+            ("y", Elem::F32, f32_bytes(&[-2.5])),
+            ("w", Elem::F32, f32_bytes(&[0.5])),
+            ("k", Elem::I32, u32_bytes(&[16_777_217])),
+            ("d", Elem::F64, f64_bytes(&[-1.0e10])),
+        ];
+        let o = u32_of(&run("convert", &b, &[("n", 1)]).unwrap());
+        let f = |i: usize| f32::from_bits(o[i]);
+        assert_eq!(
+            &o[..4],
+            &[-2i32 as u32, -2i32 as u32, -3i32 as u32, -2i32 as u32]
+        );
+        assert_eq!((o[4], o[5]), (i32::MIN as u32, 0));
+        assert_eq!(
+            (f(6), f(7), f(8), f(9)),
+            (16_777_216.0, 16_777_216.0, 16_777_216.0, 16_777_218.0)
+        );
+        assert_eq!(f(10), 16_777_216.0);
+        assert_eq!((f(11), o[15]), (-1.0e10, i32::MIN as u32));
+        assert_eq!(((o[17] as u64) << 32 | o[16] as u64) as i64, -3_000_000_000);
+        assert_eq!((f(18), f(19), f(20)), (-3.0e9, -2.5, 0.0));
+        assert_eq!(
+            (f(21), f(22), f(23), f(24), f(25)),
+            (-3.0, -2.0, -2.0, -2.0, -3.0)
+        );
+        assert_eq!((f(26), f(27), f(28)), (-2.0, -2.0, -2.0));
+        assert_eq!((f(29), f(30), f(31)), (-1.25, -1.25, -1.25));
     }
 }

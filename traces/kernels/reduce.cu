@@ -7,11 +7,24 @@
 //      d = 16, 8, 4, 2, 1;
 //   4. lane 0 writes partial[blockIdx.x].
 // BLOCK (the block size, a power of two >= 64) is fixed at compile time.
+// With FENCE=1 (NVIDIA's threadFenceReduction pattern) the kernel also takes
+// `total` and `count` (which must start at 0): thread 0 of each block makes its
+// partial visible (__threadfence), takes a ticket with atomicInc(count,
+// gridDim.x - 1), and the block that draws the last ticket adds partial[0],
+// partial[1], ... in index order, from 0.0f, into total[0]; count wraps back to
+// 0. Whichever block finishes last, the sum is the same.
+#ifndef FENCE
+#define FENCE 0
+#endif
 #ifndef BLOCK
 #define BLOCK 256
 #endif
 
-extern "C" __global__ void __launch_bounds__(BLOCK) reduce(const float *__restrict__ in, float *partial, int n)
+extern "C" __global__ void __launch_bounds__(BLOCK) reduce(const float *__restrict__ in, float *partial, int n
+#if FENCE
+                                                            , float *total, unsigned *count
+#endif
+)
 {
     __shared__ float s[BLOCK];
     unsigned t = threadIdx.x;
@@ -34,4 +47,18 @@ extern "C" __global__ void __launch_bounds__(BLOCK) reduce(const float *__restri
         if (t == 0)
             partial[blockIdx.x] = v;
     }
+#if FENCE
+    __shared__ bool last;
+    if (t == 0) {
+        __threadfence();
+        last = atomicInc(count, gridDim.x - 1) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && t == 0) {
+        float sum = 0.0f;
+        for (unsigned b = 0; b < gridDim.x; ++b)
+            sum += ((volatile float *)partial)[b];
+        total[0] = sum;
+    }
+#endif
 }
