@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod compile;
 mod isa;
 mod run;
@@ -44,6 +45,11 @@ enum Cmd {
     /// Run a kernel (a cubin, or CUDA C compiled on the fly) as its launch file
     /// says, and check its outputs.
     Run(run::RunArgs),
+    /// Measure the simulator's own speed.
+    Bench {
+        #[command(subcommand)]
+        cmd: bench::BenchCmd,
+    },
     /// Compile CUDA C++ to an sm_35 cubin with NVRTC 11.8 (scripts/fetch-oracle.sh).
     Compile(compile::CompileArgs),
     /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
@@ -59,6 +65,7 @@ fn main() -> ExitCode {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Compile(args) => compile::run(args),
         Cmd::Run(args) => run::run(args),
+        Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Disasm {
             file,
             control,

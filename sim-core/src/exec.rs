@@ -185,6 +185,14 @@ fn fneg_abs32(x: u32, o: &Operand) -> f32 {
     f32::from_bits(b)
 }
 
+/// A row of single sources with their `-` and `|..|` applied.
+#[inline]
+fn fsrc(x: &R, o: &Operand) -> [f32; 32] {
+    let and = if o.abs { 0x7fff_ffff } else { u32::MAX };
+    let xor = if o.neg { 0x8000_0000 } else { 0 };
+    std::array::from_fn(|l| f32::from_bits((x[l] & and) ^ xor))
+}
+
 #[inline]
 fn fneg_abs64(x: u64, o: &Operand) -> f64 {
     let mut b = x;
@@ -282,7 +290,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
             let (mut c, mut z, mut sg, mut ov) = (0u32, 0u32, 0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let av = if s[0].neg { !a[l] } else { a[l] };
                 let bv = if s[1].neg { !b[l] } else { b[l] };
                 let cin = if x {
@@ -319,7 +327,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
             let mut c = 0u32;
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let av = int_in(a[l], &s[0]) << shift;
                 let bv = int_in(b[l], &s[1]);
                 let sum = av as u64 + bv as u64;
@@ -345,7 +353,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let cc = if mad { read(w, &s[2], env)? } else { [0; 32] };
             let mut d = [0u32; 32];
             let mut c = 0u32;
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let av = if sa { a[l] as i32 as i64 } else { a[l] as i64 };
                 let bv = if sb { b[l] as i32 as i64 } else { b[l] as i64 };
                 let mut p = (av as i128 * bv as i128) as i64;
@@ -376,12 +384,27 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 set_cc(w, m, c, z, sg, 0);
             }
         }
+        Kind::ISad { signed } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in 0..32 {
+                let diff = if signed {
+                    (a[l] as i32 as i64 - b[l] as i32 as i64).unsigned_abs() as u32
+                } else {
+                    a[l].abs_diff(b[l])
+                };
+                d[l] = diff.wrapping_add(c[l]);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
         Kind::IMnMx { signed } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let (av, bv) = (int_in(a[l], &s[0]), int_in(b[l], &s[1]));
                 let lt = if signed {
                     (av as i32) < (bv as i32)
@@ -398,7 +421,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let (mut r0, mut r1) = (0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l);
                 let pl = p >> l & 1 == 1;
                 r0 |= (bop(t, pl, bo) as u32) << l;
@@ -418,7 +441,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = bop(
                     icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l),
                     p >> l & 1 == 1,
@@ -441,7 +464,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = if cmp_int(c[l], 0, cmp, signed) { a[l] } else { b[l] };
             }
             w.set_reg(op.d0, &d, m);
@@ -450,7 +473,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let av = if s[0].not { !a[l] } else { a[l] };
                 let bv = if s[1].not { !b[l] } else { b[l] };
                 d[l] = match lop {
@@ -470,7 +493,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let n = if wrap { b[l] & 31 } else { b[l] };
                 d[l] = if n >= 32 { 0 } else { a[l] << n };
             }
@@ -480,7 +503,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let n = if wrap { b[l] & 31 } else { b[l].min(32) };
                 d[l] = if signed {
                     ((a[l] as i32 as i64) >> n) as u32
@@ -502,7 +525,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
             let lim = if wide { 64 } else { 32 };
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let v = (c[l] as u64) << 32 | a[l] as u64;
                 let n = if wrap { b[l] & (lim - 1) } else { b[l].min(lim) } as u64;
                 d[l] = if right {
@@ -529,7 +552,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = if brev { a[l].reverse_bits() } else { a[l] };
                 let pos = b[l] & 0xff;
                 let len = (b[l] >> 8) & 0xff;
@@ -542,7 +565,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let pos = b[l] & 0xff;
                 let len = (b[l] >> 8) & 0xff;
                 d[l] = if pos >= 32 || len == 0 {
@@ -559,7 +582,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let av = if s[0].not { !a[l] } else { a[l] };
                 let bv = if s[1].not { !b[l] } else { b[l] };
                 d[l] = (av & bv).count_ones();
@@ -569,7 +592,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         Kind::Flo { signed, sh } => {
             let a = read(w, &s[0], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let mut x = if s[0].not { !a[l] } else { a[l] };
                 if signed && (x as i32) < 0 {
                     x = !x;
@@ -589,7 +612,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let sel = read(w, &s[1], env)?;
             let b = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = prmt(a[l], b[l], sel[l], mode);
             }
             w.set_reg(op.d0, &d, m);
@@ -599,7 +622,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = if p >> l & 1 == 1 {
                     int_in(a[l], &s[0])
                 } else {
@@ -609,37 +632,46 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_reg(op.d0, &d, m);
         }
         Kind::FAdd { ftz, sat, rnd } => {
-            let a = read(w, &s[0], env)?;
-            let b = read(w, &s[1], env)?;
+            let a = fsrc(&read(w, &s[0], env)?, &s[0]);
+            let b = fsrc(&read(w, &s[1], env)?, &s[1]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
-                d[l] = fp::fadd(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), rnd, ftz, sat);
+            if rnd == Rnd::Rn && !ftz && !sat {
+                for l in 0..32 {
+                    d[l] = fp::canon32(a[l] + b[l]);
+                }
+            } else {
+                for l in 0..32 {
+                    d[l] = fp::fadd(a[l], b[l], rnd, ftz, sat);
+                }
             }
             w.set_reg(op.d0, &d, m);
         }
         Kind::FMul { ftz, sat, rnd } => {
-            let a = read(w, &s[0], env)?;
-            let b = read(w, &s[1], env)?;
+            let a = fsrc(&read(w, &s[0], env)?, &s[0]);
+            let b = fsrc(&read(w, &s[1], env)?, &s[1]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
-                d[l] = fp::fmul(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), rnd, ftz, sat);
+            if rnd == Rnd::Rn && !ftz && !sat {
+                for l in 0..32 {
+                    d[l] = fp::canon32(a[l] * b[l]);
+                }
+            } else {
+                for l in 0..32 {
+                    d[l] = fp::fmul(a[l], b[l], rnd, ftz, sat);
+                }
             }
             w.set_reg(op.d0, &d, m);
         }
         Kind::FFma { ftz, sat, rnd } => {
-            let a = read(w, &s[0], env)?;
-            let b = read(w, &s[1], env)?;
-            let c = read(w, &s[2], env)?;
+            let a = fsrc(&read(w, &s[0], env)?, &s[0]);
+            let b = fsrc(&read(w, &s[1], env)?, &s[1]);
+            let c = fsrc(&read(w, &s[2], env)?, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
-                d[l] = fp::ffma(
-                    fneg_abs32(a[l], &s[0]),
-                    fneg_abs32(b[l], &s[1]),
-                    fneg_abs32(c[l], &s[2]),
-                    rnd,
-                    ftz,
-                    sat,
-                );
+            if rnd == Rnd::Rn && !ftz && !sat {
+                fp::ffma_rn_row(&a, &b, &c, &mut d);
+            } else {
+                for l in 0..32 {
+                    d[l] = fp::ffma(a[l], b[l], c[l], rnd, ftz, sat);
+                }
             }
             w.set_reg(op.d0, &d, m);
         }
@@ -648,7 +680,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let mut x = fneg_abs32(a[l], &s[0]);
                 let mut y = fneg_abs32(b[l], &s[1]);
                 if ftz {
@@ -665,7 +697,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let (mut r0, mut r1) = (0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz);
                 let pl = p >> l & 1 == 1;
                 r0 |= (bop(t, pl, bo) as u32) << l;
@@ -679,7 +711,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = bop(
                     fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz),
                     p >> l & 1 == 1,
@@ -702,7 +734,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read(w, &s[1], env)?;
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = fcmp32(fneg_abs32(c[l], &s[2]), 0.0, cmp, ftz);
                 d[l] = if t { a[l] } else { b[l] };
             }
@@ -711,7 +743,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         Kind::Mufu { f } => {
             let a = read(w, &s[0], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = mufu(f, a[l], &s[0]);
             }
             w.set_reg(op.d0, &d, m);
@@ -721,7 +753,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             // precision makes those exact functions of the original argument.
             let a = read(w, &s[0], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = fneg_abs32(a[l], &s[0]).to_bits();
             }
             w.set_reg(op.d0, &d, m);
@@ -730,7 +762,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read64(w, &s[0], env)?;
             let b = read64(w, &s[1], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = fp::dadd(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
             }
             write64(w, op.d0, &d, m);
@@ -739,7 +771,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read64(w, &s[0], env)?;
             let b = read64(w, &s[1], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = fp::dmul(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
             }
             write64(w, op.d0, &d, m);
@@ -749,7 +781,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read64(w, &s[1], env)?;
             let c = read64(w, &s[2], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 d[l] = fp::dfma(
                     fneg_abs64(a[l], &s[0]),
                     fneg_abs64(b[l], &s[1]),
@@ -764,7 +796,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read64(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = fneg_abs64(a[l], &s[0]);
                 let y = fneg_abs64(b[l], &s[1]);
                 let min = p >> l & 1 == 1;
@@ -787,7 +819,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read64(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let (mut r0, mut r1) = (0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = fneg_abs64(a[l], &s[0]);
                 let y = fneg_abs64(b[l], &s[1]);
                 let t = cmp_ord(x.partial_cmp(&y), cmp);
@@ -803,7 +835,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = read64(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = fneg_abs64(a[l], &s[0]);
                 let y = fneg_abs64(b[l], &s[1]);
                 let t = bop(cmp_ord(x.partial_cmp(&y), cmp), p >> l & 1 == 1, bo);
@@ -830,10 +862,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read64(w, &s[0], env)?;
             let a32 = read(w, &s[0], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = match st {
                     NumType::F64 => fneg_abs64(a[l], &s[0]),
-                    NumType::F16 => half_to_f32(a32[l] as u16 >> (16 * s[0].sel as u32 & 16)) as f64,
+                    NumType::F16 => half_to_f32((a32[l] >> (16 * (s[0].sel as u32 & 1))) as u16) as f64,
                     _ => {
                         let f = fneg_abs32(a32[l], &s[0]);
                         (if ftz { fp::ftz32(f) } else { f }) as f64
@@ -869,7 +901,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read64(w, &s[0], env)?;
             let a32 = read(w, &s[0], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = if st == NumType::F64 {
                     fneg_abs64(a[l], &s[0])
                 } else {
@@ -889,7 +921,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read64(w, &s[0], env)?;
             let a32 = read(w, &s[0], env)?;
             let mut d = [0u64; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let v: i128 = int_source(if st.bits() == 64 { a[l] } else { a32[l] as u64 }, st, s[0].sel);
                 let v = if s[0].neg { -v } else { v };
                 let v = if s[0].abs { v.abs() } else { v };
@@ -910,7 +942,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         Kind::I2I { dt, st, sat } => {
             let a = read(w, &s[0], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let mut v = int_source(a[l] as u64, st, s[0].sel);
                 if s[0].neg {
                     v = -v;
@@ -942,7 +974,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let b = pmask(w, &s[1]);
             let c = pmask(w, &s[2]);
             let (mut r0, mut r1) = (0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = bop(a >> l & 1 == 1, b >> l & 1 == 1, bop1);
                 let cl = c >> l & 1 == 1;
                 r0 |= (bop(t, cl, bop2) as u32) << l;
@@ -955,7 +987,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut d = [0u32; 32];
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let mut bits = 0u32;
                 for p in 0..7 {
                     bits |= (w.preds[p] >> l & 1) << p;
@@ -980,7 +1012,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let t = cc_mask(w, test);
             let p = pmask(w, &s[0]);
             let (mut r0, mut r1) = (0u32, 0u32);
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let tl = t >> l & 1 == 1;
                 let pl = p >> l & 1 == 1;
                 r0 |= (bop(tl, pl, bo) as u32) << l;
@@ -993,7 +1025,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let mut r = 0u32;
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let x = fneg_abs32(a[l], &s[0]);
                 let y = fneg_abs32(b[l], &s[1]);
                 r |= (fchk_divide(x, y) as u32) << l;
@@ -1006,9 +1038,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let mut got = 0u32;
             for l in Lanes(m) {
                 let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
-                let mut buf = [0u8; 4];
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, false)?;
-                d[l] = u32::from_le_bytes(buf);
+                let mut buf = [0u8; 16];
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, 4, false)?;
+                d[l] = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
                 let word = (addr / 4) as usize;
                 let (i, bit) = (word / 32, 1u32 << (word % 32));
                 if env.locks[i] & bit == 0 {
@@ -1032,8 +1064,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                         "STSCUL to shared {addr:#x}, whose lock lane {l} does not hold"
                     )));
                 }
-                let mut buf = v[l].to_le_bytes();
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, true)?;
+                let mut buf = [0u8; 16];
+                buf[..4].copy_from_slice(&v[l].to_le_bytes());
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, 4, true)?;
                 env.locks[i] &= !bit;
                 ok |= 1 << l;
             }
@@ -1043,7 +1076,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let mut d = [0u32; 32];
             let warp_base = w.id * 32;
             let bd = env.block_dim;
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let t = warp_base + l as u32;
                 let (tx, ty, tz) = (t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1]));
                 d[l] = match sr {
@@ -1083,7 +1116,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
             let mut pv = 0u32;
-            for l in Lanes(m) {
+            for l in 0..32 {
                 let lane = l as u32;
                 let bval = b[l] & 0x1f;
                 let cval = c[l] & 0x1f;
@@ -1128,43 +1161,45 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         }
         Kind::Ld { space, w: width } => {
             let base = read(w, &s[0], env)?;
-            let hi = match (space, s[0].src) {
-                (Space::Generic | Space::GlobalRo, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+            let wide = op.d1 == 1 || space == Space::GlobalRo;
+            let hi = match s[0].src {
+                Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
                 _ => [0; 32],
             };
             let n = width.regs() as usize;
+            let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
             for l in Lanes(m) {
-                let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
-                let addr = if op.d1 == 1 || space == Space::GlobalRo { addr } else { addr & 0xffff_ffff };
+                let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+                let addr = if wide { a } else { a & 0xffff_ffff };
                 let mut buf = [0u8; 16];
-                let nb = width.bytes() as usize;
-                mem_access(env, space, w.id, l, addr, &mut buf[..nb], false)?;
-                let v = match width {
+                mem_access(env, space, w.id, l, addr, &mut buf, size, false)?;
+                let word = |k: usize| u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]]);
+                rows[0][l] = match width {
                     Width::U8 => buf[0] as u32,
                     Width::S8 => buf[0] as i8 as i32 as u32,
                     Width::U16 => u16::from_le_bytes([buf[0], buf[1]]) as u32,
                     Width::S16 => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
-                    _ => u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]),
+                    _ => word(0),
                 };
-                rows[0][l] = v;
-                for (k, row) in rows.iter_mut().enumerate().take(n).skip(1) {
-                    row[l] = u32::from_le_bytes(buf[4 * k..4 * k + 4].try_into().unwrap_or([0; 4]));
+                for k in 1..n {
+                    rows[k][l] = word(k);
                 }
             }
-            if op.d0 != 255 {
-                for (k, row) in rows.iter().enumerate().take(n) {
+            for (k, row) in rows.iter().enumerate().take(n) {
+                if op.d0 != 255 {
                     w.set_reg(op.d0 + k as u8, row, m);
                 }
             }
         }
         Kind::St { space, w: width } => {
             let base = read(w, &s[0], env)?;
-            let hi = match (space, s[0].src) {
-                (Space::Generic, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+            let hi = match s[0].src {
+                Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
                 _ => [0; 32],
             };
             let n = width.regs() as usize;
+            let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
             if let Src::Reg(r) = s[1].src {
                 for (k, row) in rows.iter_mut().enumerate().take(n) {
@@ -1174,14 +1209,13 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
             }
             for l in Lanes(m) {
-                let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
-                let addr = if op.d1 == 1 { addr } else { addr & 0xffff_ffff };
+                let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+                let addr = if op.d1 == 1 { a } else { a & 0xffff_ffff };
                 let mut buf = [0u8; 16];
                 for k in 0..n {
                     buf[4 * k..4 * k + 4].copy_from_slice(&rows[k][l].to_le_bytes());
                 }
-                let nb = width.bytes() as usize;
-                mem_access(env, space, w.id, l, addr, &mut buf[..nb], true)?;
+                mem_access(env, space, w.id, l, addr, &mut buf, size, true)?;
             }
         }
         Kind::Ldc { w: width } => {
@@ -1231,13 +1265,14 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let addr = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
                 let addr = if op.d1 == 1 { addr } else { addr & 0xffff_ffff };
                 let size = if wide { 8 } else { 4 };
-                let mut buf = [0u8; 8];
-                mem_access(env, space, w.id, l, addr, &mut buf[..size], false)?;
-                let old = u64::from_le_bytes(buf);
+                let mut buf = [0u8; 16];
+                mem_access(env, space, w.id, l, addr, &mut buf, size, false)?;
+                let old = u64::from_le_bytes([buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]])
+                    & if wide { u64::MAX } else { 0xffff_ffff };
                 let (bv, cv) = if wide { (b[l], c[l]) } else { (b32[l] as u64, c32[l] as u64) };
                 let new = atom(aop, ty, old, bv, cv);
-                buf = new.to_le_bytes();
-                mem_access(env, space, w.id, l, addr, &mut buf[..size], true)?;
+                buf[..8].copy_from_slice(&new.to_le_bytes());
+                mem_access(env, space, w.id, l, addr, &mut buf, size, true)?;
                 d[l] = old;
             }
             if ret {
@@ -1670,23 +1705,37 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// One thread's access of `buf.len()` bytes at `addr` in `space`: reads fill
-/// `buf`, writes store it.
+/// Copies `n` bytes (1, 2, 4, 8 or 16) with a fixed-size copy for each.
+#[inline(always)]
+fn copy_n(dst: &mut [u8], src: &[u8], n: u32) {
+    match n {
+        4 => dst[..4].copy_from_slice(&src[..4]),
+        8 => dst[..8].copy_from_slice(&src[..8]),
+        16 => dst[..16].copy_from_slice(&src[..16]),
+        2 => dst[..2].copy_from_slice(&src[..2]),
+        _ => dst[..1].copy_from_slice(&src[..1]),
+    }
+}
+
+/// One thread's access of `size` bytes at `addr` in `space`: reads fill
+/// `buf`, writes store its first `size` bytes.
+#[allow(clippy::too_many_arguments)]
+#[inline]
 fn mem_access(
     env: &mut Env,
     space: Space,
     warp: u32,
     lane: usize,
     addr: u64,
-    buf: &mut [u8],
+    buf: &mut [u8; 16],
+    size: u32,
     write: bool,
 ) -> Result<(), ExecError> {
-    let size = buf.len() as u32;
     let (space, addr) = match space {
-        Space::Generic if addr >= SHARED_WINDOW && addr < SHARED_WINDOW + WINDOW_SIZE => {
+        Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
             (Space::Shared, addr - SHARED_WINDOW)
         }
-        Space::Generic if addr >= LOCAL_WINDOW && addr < LOCAL_WINDOW + WINDOW_SIZE => {
+        Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) => {
             (Space::Local, addr - LOCAL_WINDOW)
         }
         s => (s, addr),
@@ -1696,7 +1745,7 @@ fn mem_access(
         Space::Shared => "shared",
         Space::Local => "local",
     };
-    if addr % size as u64 != 0 {
+    if addr & (size as u64 - 1) != 0 {
         return Err(ExecError::Misaligned {
             space: name,
             write,
@@ -1713,32 +1762,21 @@ fn mem_access(
         size,
         detail,
     };
-    match space {
+    let mem: &mut [u8] = match space {
         Space::Generic | Space::GlobalRo => {
             if write && space == Space::GlobalRo {
                 return Err(ExecError::Illegal("a store through the read-only path".into()));
             }
-            let r = if write {
-                env.global.write(addr, buf)
-            } else {
-                env.global.read(addr, buf)
-            };
-            r.map_err(|f: Fault| {
+            env.global.slice_mut(addr, size).map_err(|f: Fault| {
                 oob(f.nearest.unwrap_or_else(|| "no global memory is allocated".into()))
-            })
+            })?
         }
         Space::Shared => {
             let end = addr + size as u64;
             if end > env.shared.len() as u64 {
                 return Err(oob(format!("the block has {} bytes of shared memory", env.shared.len())));
             }
-            let r = &mut env.shared[addr as usize..end as usize];
-            if write {
-                r.copy_from_slice(buf);
-            } else {
-                buf.copy_from_slice(r);
-            }
-            Ok(())
+            &mut env.shared[addr as usize..end as usize]
         }
         Space::Local => {
             let ls = env.local_size as u64;
@@ -1747,15 +1785,15 @@ fn mem_access(
                 return Err(oob(format!("each thread has {ls} bytes of local memory")));
             }
             let t = (warp as u64 * 32 + lane as u64) * ls;
-            let r = &mut env.local[(t + addr) as usize..(t + end) as usize];
-            if write {
-                r.copy_from_slice(buf);
-            } else {
-                buf.copy_from_slice(r);
-            }
-            Ok(())
+            &mut env.local[(t + addr) as usize..(t + end) as usize]
         }
+    };
+    if write {
+        copy_n(mem, buf, size);
+    } else {
+        copy_n(buf, mem, size);
     }
+    Ok(())
 }
 
 #[cfg(test)]

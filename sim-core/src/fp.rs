@@ -170,6 +170,42 @@ fn step64(x: f64, up: bool) -> f64 {
     f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
 }
 
+/// A single's bits, with every NaN made the canonical one.
+#[inline]
+pub fn canon32(r: f32) -> u32 {
+    if r.is_nan() {
+        NAN32
+    } else {
+        r.to_bits()
+    }
+}
+
+/// FFMA over a warp's 32 lanes, round-to-nearest, no flush or saturation: the
+/// host's fused multiply-add instruction where it has one (detected at run
+/// time), else the library's correctly rounded `fmaf`.
+#[inline]
+pub fn ffma_rn_row(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], d: &mut [u32; 32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA (checked just above).
+            unsafe { ffma_row_fma(a, b, c, d) };
+            return;
+        }
+    }
+    for l in 0..32 {
+        d[l] = canon32(a[l].mul_add(b[l], c[l]));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn ffma_row_fma(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], d: &mut [u32; 32]) {
+    for l in 0..32 {
+        d[l] = canon32(a[l].mul_add(b[l], c[l]));
+    }
+}
+
 fn finish32(r: f32, ftz: bool, sat: bool) -> u32 {
     let mut r = r;
     if r.is_nan() {

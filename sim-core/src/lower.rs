@@ -186,6 +186,10 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 mad,
             }
         }
+        "ISAD" => {
+            rd_srcs!(3);
+            Kind::ISad { signed: !unsigned }
+        }
         "IMNMX" => {
             rd_srcs!(3);
             Kind::IMnMx { signed: !unsigned }

@@ -32,6 +32,8 @@ pub struct Allocation {
 pub struct GlobalMem {
     allocs: Vec<Allocation>,
     next: u64,
+    /// The allocation the last access hit: accesses come in runs.
+    last: std::cell::Cell<usize>,
 }
 
 /// An access that no allocation holds: the message names the nearest one.
@@ -47,6 +49,7 @@ impl GlobalMem {
         GlobalMem {
             allocs: Vec::new(),
             next: HEAP_BASE,
+            last: std::cell::Cell::new(0),
         }
     }
 
@@ -75,9 +78,19 @@ impl GlobalMem {
         &self.allocs
     }
 
+    #[inline]
     fn find(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
+        if let Some(a) = self.allocs.get(self.last.get()) {
+            let off = addr.wrapping_sub(a.base);
+            if addr >= a.base && off + size as u64 <= a.data.len() as u64 {
+                return Ok((self.last.get(), off as usize));
+            }
+        }
         // Allocations are made in increasing address order.
         let i = self.allocs.partition_point(|a| a.base <= addr);
+        if i > 0 {
+            self.last.set(i - 1);
+        }
         if i > 0 {
             let a = &self.allocs[i - 1];
             let off = addr - a.base;

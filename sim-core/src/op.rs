@@ -274,6 +274,8 @@ pub enum Kind {
     /// `IMUL`, `IMUL32I`, `IMAD`, `IMAD32I`: a * b (+ c). `hi` gives the high
     /// word of the 64-bit product.
     IMad { sa: bool, sb: bool, hi: bool, x: bool, sat: bool, mad: bool },
+    /// `ISAD`: |a - b| + c.
+    ISad { signed: bool },
     /// `IMNMX`: min when the predicate source is true, else max.
     IMnMx { signed: bool },
     /// `ISETP`: compare, combine with a predicate, write two predicates.

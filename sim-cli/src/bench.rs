@@ -1,0 +1,76 @@
+//! `keplersim bench`: speed figures of the simulator itself, printed (never
+//! asserted by tests).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Result};
+use clap::Subcommand;
+use sim_core::func::BlockOrder;
+use sim_core::launch;
+
+/// The benchmarks.
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// Functional speed: warp-instructions per second on the tiled SGEMM
+    /// (16 values per thread) at N x N, one core.
+    Func {
+        /// Matrix size (a multiple of 64).
+        #[arg(long, default_value_t = 512)]
+        size: i64,
+        /// Runs; the best is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+    },
+}
+
+/// Runs a benchmark.
+pub fn run(cmd: BenchCmd) -> Result<()> {
+    match cmd {
+        BenchCmd::Func { size, runs } => func(size, runs),
+    }
+}
+
+fn func(size: i64, runs: u32) -> Result<()> {
+    if size <= 0 || size % 64 != 0 {
+        bail!("--size {size}: must be a positive multiple of 64");
+    }
+    let launch_path = workspace().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
+    let cubin_path = launch_path.with_file_name("sgemm_tiled_4x4.cubin");
+    let text = std::fs::read_to_string(&launch_path).map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
+    let dir = launch_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+    let sets: Vec<(String, i64)> = ["m", "n", "k"].iter().map(|v| (v.to_string(), size)).collect();
+    let r = launch::resolve(&spec, &sets, &read).map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let cubin = crate::run::load_cubin(&cubin_path, &[])?;
+    let mut best = f64::MAX;
+    let mut out = None;
+    for _ in 0..runs.max(1) {
+        let t0 = Instant::now();
+        let o = launch::execute(&cubin, &r, BlockOrder::Natural, &read).map_err(|e| anyhow!("{e}"))?;
+        best = best.min(t0.elapsed().as_secs_f64());
+        out = Some(o);
+    }
+    let out = out.ok_or_else(|| anyhow!("no run"))?;
+    if !out.passed() {
+        bail!("the SGEMM result is wrong: the benchmark's figure would mean nothing");
+    }
+    let wi = out.stats.warp_instructions as f64;
+    println!("bench func: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, checked bit-exact");
+    println!("  warp-instructions   {}", out.stats.warp_instructions);
+    println!("  best of {runs} runs     {best:.3} s");
+    println!("  speed               {:.2} M warp-instructions/s ({:.1} M thread-instructions/s), one core", wi / best / 1e6, wi * 32.0 / best / 1e6);
+    Ok(())
+}
+
+/// The workspace root: beside the binary's `target/` when run from a checkout,
+/// else the current folder.
+pub fn workspace() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    if here.join("traces").is_dir() {
+        here
+    } else {
+        PathBuf::from(".")
+    }
+}
