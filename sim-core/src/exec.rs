@@ -369,14 +369,20 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     cc[l]
                 };
                 let cin = if x { (w.cc_c >> l & 1) as u64 } else { 0 };
-                let sum = pw as u64 + cv as u64 + cin;
+                let mut sum = pw as u64 + cv as u64 + cin;
+                if (s[0].neg ^ s[1].neg) && !hi && !x && pw == 0 {
+                    // A negated product enters the adder as !p + 1: its low
+                    // word 0 carries out (`IMAD.U32.U32 R11.CC, -R4, R8, RZ`
+                    // starts a 64-bit negation that `ISUB.X` finishes).
+                    sum += 1 << 32;
+                }
                 let mut r = sum as u32;
                 if sat && mad {
                     let sv = pw as i32 as i64 + cv as i32 as i64 + cin as i64;
                     r = sv.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
                 }
                 d[l] = r;
-                c |= ((sum >> 32) as u32 & 1) << l;
+                c |= ((sum >> 32 != 0) as u32) << l;
             }
             w.set_reg(op.d0, &d, m);
             if op.cc {
@@ -806,7 +812,14 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     y.to_bits()
                 } else if y.is_nan() {
                     x.to_bits()
-                } else if (x < y) == min || (x == y && (x.is_sign_negative() == min)) {
+                } else if x == y {
+                    // -0 is below +0.
+                    if x.is_sign_negative() == min {
+                        x.to_bits()
+                    } else {
+                        y.to_bits()
+                    }
+                } else if (x < y) == min {
                     x.to_bits()
                 } else {
                     y.to_bits()
@@ -908,7 +921,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     let f = fneg_abs32(a32[l], &s[0]);
                     (if ftz { fp::ftz32(f) } else { f }) as f64
                 };
-                d[l] = f2i(fp::round_int(x, irnd), dt);
+                d[l] = f2i(fp::round_int(x, irnd), dt, st == NumType::F64);
             }
             if dt.bits() == 64 {
                 write64(w, op.d0, &d, m);
@@ -968,6 +981,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 };
             }
             w.set_reg(op.d0, &d, m);
+            if op.cc {
+                // `I2I.S32.S32 RZ.CC, R3` tests a sign for `CSETP`.
+                let (z, sg) = zs(&d, m);
+                set_cc(w, m, 0, z, sg, 0);
+            }
         }
         Kind::PSetP { bop1, bop2 } => {
             let a = pmask(w, &s[0]);
@@ -1422,15 +1440,13 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
 }
 
 /// Whether a / b needs the slow path: any operand that is not a normal number
-/// (zero dividend aside), or exponents whose quotient, reciprocal or residual
-/// would leave the normal range. Erring towards the slow path is always exact.
+/// (a zero dividend included: the fast path's `FFMA q, a, r, RZ` turns -0 into
+/// +0), or exponents whose quotient, reciprocal or residual would leave the
+/// normal range. Erring towards the slow path is always exact.
 fn fchk_divide(a: f32, b: f32) -> bool {
     let e = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32 - 127;
-    if !b.is_normal() || !(a.is_normal() || a == 0.0) {
+    if !b.is_normal() || !a.is_normal() {
         return true;
-    }
-    if a == 0.0 {
-        return false;
     }
     let (ea, eb) = (e(a), e(b));
     !(-124..=124).contains(&eb) || !(-124..=124).contains(&(ea - eb)) || ea <= -102
@@ -1547,7 +1563,7 @@ fn prmt(a: u32, b: u32, sel: u32, mode: u8) -> u32 {
         2 => pick([s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7]),          // B4E
         3 => pick([s, s, s, s]),                                        // RC8
         4 => pick([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]][s as usize]), // ECL
-        5 => pick([[0, 0, 0, 0], [1, 0, 0, 0], [2, 1, 0, 0], [3, 2, 1, 0]][s as usize]), // ECR
+        5 => pick([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]][s as usize]), // ECR
         _ => {
             let h = (sel & 1) * 2;
             pick([h, h + 1, h, h + 1]) // RC16
@@ -1659,10 +1675,20 @@ fn int_source(v: u64, st: NumType, sel: u8) -> i128 {
     }
 }
 
-/// Float to integer, saturating; NaN gives 0.
-fn f2i(x: f64, dt: NumType) -> u64 {
+/// Float to integer, saturating. NaN gives 0, except from a double or to a
+/// 64-bit integer: then `1 << (bits - 1)` (PTX ISA, `cvt`).
+fn f2i(x: f64, dt: NumType, from_f64: bool) -> u64 {
     if x.is_nan() {
-        return 0;
+        return if from_f64 || dt.bits() == 64 {
+            let v = 1u64 << (dt.bits() - 1);
+            if dt.is_signed() && dt.bits() < 32 {
+                (v as u32 | !((1u32 << dt.bits()) - 1)) as u64
+            } else {
+                v
+            }
+        } else {
+            0
+        };
     }
     match dt {
         NumType::U8 => x.clamp(0.0, 255.0) as u64,
@@ -1815,6 +1841,35 @@ mod tests {
         assert_eq!(prmt(0, 0x00ab_cdef, 0x6540, 0), 0xabcd_ef00);
         assert_eq!(prmt(0x0403_0201, 0x0807_0605, 0x3210, 0), 0x0403_0201);
         assert_eq!(prmt(0x80, 0, 0x0008, 0), 0x8080_80ff);
+    }
+
+    #[test]
+    fn permute_edge_clamp_modes() {
+        // PTX ISA prmt table: ECL puts byte max(i, c) in d.b[i], ECR byte min(i, c).
+        let (a, b) = (0x4433_2211, 0x8877_6655);
+        assert_eq!(prmt(a, b, 1, 4), 0x4433_2222);
+        assert_eq!(prmt(a, b, 1, 5), 0x2222_2211);
+        assert_eq!(prmt(a, b, 2, 5), 0x3333_2211);
+        assert_eq!(prmt(a, b, 3, 5), 0x4433_2211);
+        assert_eq!(prmt(a, b, 0, 5), 0x1111_1111);
+    }
+
+    #[test]
+    fn float_to_int_nan() {
+        // PTX ISA cvt: 0 from a single to a 32-bit or narrower integer, else 1 << (bits - 1).
+        assert_eq!(f2i(f64::NAN, NumType::S32, false), 0);
+        assert_eq!(f2i(f64::NAN, NumType::S64, false), 1 << 63);
+        assert_eq!(f2i(f64::NAN, NumType::U64, false), 1 << 63);
+        assert_eq!(f2i(f64::NAN, NumType::S32, true), 0x8000_0000);
+        assert_eq!(f2i(f64::NAN, NumType::U32, true), 0x8000_0000);
+        assert_eq!(f2i(f64::NAN, NumType::S16, true), 0xffff_8000);
+    }
+
+    #[test]
+    fn a_zero_dividend_takes_the_slow_division_path() {
+        assert!(fchk_divide(-0.0, 1.0));
+        assert!(fchk_divide(0.0, 3.0));
+        assert!(!fchk_divide(1.0, 3.0));
     }
 
     #[test]
