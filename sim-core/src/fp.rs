@@ -231,10 +231,22 @@ pub fn fadd(a: f32, b: f32, rnd: Rnd, ftz: bool, sat: bool) -> u32 {
         Rnd::Rn => a + b,
         _ => {
             let (s, e) = two_sum(a as f64, b as f64);
-            round32(s, e, rnd)
+            exact_zero_sign(round32(s, e, rnd), s == 0.0 && e == 0.0, a as f64, b as f64, rnd)
         }
     };
     finish32(r, ftz, sat)
+}
+
+/// IEEE 754's sign of an exact zero sum `x + y`: +0 in every mode but RM, where
+/// it is -0, unless both addends are zeros of one sign. `r` is the rounded sum
+/// as computed (whose zero has the host's round-to-nearest sign).
+#[inline]
+fn exact_zero_sign(r: f32, exact_zero: bool, x: f64, y: f64, rnd: Rnd) -> f32 {
+    if exact_zero && rnd == Rnd::Rm && !(x.to_bits() == 0 && y.to_bits() == 0) {
+        -0.0
+    } else {
+        r
+    }
 }
 
 /// FMUL.
@@ -264,7 +276,7 @@ pub fn ffma(a: f32, b: f32, c: f32, rnd: Rnd, ftz: bool, sat: bool) -> u32 {
             if p.is_infinite() || c.is_infinite() || s.is_nan() {
                 a.mul_add(b, c)
             } else {
-                round32(s, e, rnd)
+                exact_zero_sign(round32(s, e, rnd), s == 0.0 && e == 0.0, p, c as f64, rnd)
             }
         }
     };
@@ -273,40 +285,162 @@ pub fn ffma(a: f32, b: f32, c: f32, rnd: Rnd, ftz: bool, sat: bool) -> u32 {
 
 /// DADD.
 pub fn dadd(a: f64, b: f64, rnd: Rnd) -> u64 {
-    let (s, e) = two_sum(a, b);
-    let r = if rnd == Rnd::Rn || !s.is_finite() {
-        s
-    } else {
-        round64(s, e, rnd)
-    };
-    canon64(r)
+    if rnd == Rnd::Rn || !a.is_finite() || !b.is_finite() {
+        return canon64(a + b);
+    }
+    canon64(exact::sum(exact::parts(a), exact::parts(b), rnd))
 }
 
 /// DMUL.
 pub fn dmul(a: f64, b: f64, rnd: Rnd) -> u64 {
-    let p = a * b;
-    let r = if rnd == Rnd::Rn || !p.is_finite() {
-        p
-    } else {
-        round64(p, a.mul_add(b, -p), rnd)
-    };
-    canon64(r)
+    if rnd == Rnd::Rn || !a.is_finite() || !b.is_finite() || a == 0.0 || b == 0.0 {
+        return canon64(a * b);
+    }
+    canon64(exact::round(exact::product(a, b), rnd))
 }
 
 /// DFMA.
 pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> u64 {
-    let r = a.mul_add(b, c);
-    let r = if rnd == Rnd::Rn || !r.is_finite() {
-        r
+    if rnd == Rnd::Rn || !a.is_finite() || !b.is_finite() || !c.is_finite() {
+        return canon64(a.mul_add(b, c));
+    }
+    let p = if a == 0.0 || b == 0.0 {
+        exact::Parts::Zero((a.is_sign_negative()) ^ (b.is_sign_negative()))
     } else {
-        // The remainder (a*b + c) - r, exactly enough for its sign: a*b = p + ep.
-        let p = a * b;
-        let ep = a.mul_add(b, -p);
-        let (s, es) = two_sum(p, c);
-        let rem = (s - r) + es + ep;
-        round64(r, rem, rnd)
+        exact::product(a, b)
     };
-    canon64(r)
+    canon64(exact::sum(p, exact::parts(c), rnd))
+}
+
+/// Exact arithmetic on doubles for the directed rounding modes: values as an
+/// integer mantissa times a power of two, rounded once. (The host's error-free
+/// transforms are not exact when a product or a remainder underflows.)
+mod exact {
+    use super::Rnd;
+
+    /// A finite value: a signed zero, or `m * 2^e`.
+    #[derive(Clone, Copy)]
+    pub enum Parts {
+        Zero(bool),
+        Num(bool, u128, i32),
+    }
+
+    pub fn parts(x: f64) -> Parts {
+        let b = x.to_bits();
+        let neg = b >> 63 == 1;
+        let exp = ((b >> 52) & 0x7ff) as i32;
+        let frac = (b & ((1u64 << 52) - 1)) as u128;
+        match (exp, frac) {
+            (0, 0) => Parts::Zero(neg),
+            (0, f) => Parts::Num(neg, f, -1074),
+            (e, f) => Parts::Num(neg, f | 1 << 52, e - 1075),
+        }
+    }
+
+    /// The exact product of two finite non-zero doubles.
+    pub fn product(a: f64, b: f64) -> Parts {
+        match (parts(a), parts(b)) {
+            (Parts::Num(n1, m1, e1), Parts::Num(n2, m2, e2)) => Parts::Num(n1 ^ n2, m1 * m2, e1 + e2),
+            _ => Parts::Zero(a.is_sign_negative() ^ b.is_sign_negative()),
+        }
+    }
+
+    /// `x + y` rounded once; an exact zero sum is -0 in RM, else +0, unless both
+    /// are zeros of one sign.
+    pub fn sum(x: Parts, y: Parts, rnd: Rnd) -> f64 {
+        match (x, y) {
+            (Parts::Zero(a), Parts::Zero(b)) => zero(if a == b { a } else { rnd == Rnd::Rm }),
+            (Parts::Zero(_), v) | (v, Parts::Zero(_)) => round(v, rnd),
+            (Parts::Num(n1, m1, e1), Parts::Num(n2, m2, e2)) => {
+                // Both mantissas (at most 106 bits) with their top bit at 124.
+                let norm = |m: u128, e: i32| {
+                    let s = m.leading_zeros() as i32 - 3;
+                    (m << s, e - s)
+                };
+                let (a, b) = (norm(m1, e1), norm(m2, e2));
+                let ((n1, (m1, e1)), (n2, (m2, e2))) = if (b.1, b.0) > (a.1, a.0) {
+                    ((n2, b), (n1, a))
+                } else {
+                    ((n1, a), (n2, b))
+                };
+                let d = e1 - e2;
+                let (m2, sticky) = if d >= 128 {
+                    (0, true)
+                } else {
+                    (m2 >> d, d > 0 && m2 & ((1u128 << d) - 1) != 0)
+                };
+                if n1 == n2 {
+                    round_bits(n1, m1 + m2, e1, sticky, rnd)
+                } else {
+                    // m1 > m2 when anything was shifted out, so this stays positive.
+                    let m = m1 - m2 - sticky as u128;
+                    if m == 0 && !sticky {
+                        zero(rnd == Rnd::Rm)
+                    } else {
+                        round_bits(n1, m, e1, sticky, rnd)
+                    }
+                }
+            }
+        }
+    }
+
+    fn zero(neg: bool) -> f64 {
+        if neg {
+            -0.0
+        } else {
+            0.0
+        }
+    }
+
+    pub fn round(v: Parts, rnd: Rnd) -> f64 {
+        match v {
+            Parts::Zero(n) => zero(n),
+            Parts::Num(n, m, e) => round_bits(n, m, e, false, rnd),
+        }
+    }
+
+    /// Rounds `m * 2^e`, plus a fraction of `2^e` if `sticky`, to a double.
+    fn round_bits(neg: bool, m: u128, e: i32, sticky: bool, rnd: Rnd) -> f64 {
+        const P: i32 = 53;
+        let len = 128 - m.leading_zeros() as i32;
+        let mut q = (e + len - P).max(-1074);
+        let sh = q - e;
+        let (mut v, half, rest) = if sh <= 0 {
+            (m << -sh, false, sticky)
+        } else if sh >= 128 {
+            (0, sh == 128 && m >> 127 == 1, sticky || m & !(1u128 << 127) != 0 || sh > 128)
+        } else {
+            (m >> sh, (m >> (sh - 1)) & 1 == 1, sticky || m & ((1u128 << (sh - 1)) - 1) != 0)
+        };
+        let inexact = half || rest;
+        let up = match rnd {
+            Rnd::Rn => half && (rest || v & 1 == 1),
+            Rnd::Rz => false,
+            Rnd::Rm => neg && inexact,
+            Rnd::Rp => !neg && inexact,
+        };
+        v += up as u128;
+        if v == 1u128 << P {
+            v >>= 1;
+            q += 1;
+        }
+        let sign = if neg { 1u64 << 63 } else { 0 };
+        if v >> (P - 1) != 0 && q + P - 1 > 1023 {
+            let inf = match rnd {
+                Rnd::Rn => true,
+                Rnd::Rz => false,
+                Rnd::Rm => neg,
+                Rnd::Rp => !neg,
+            };
+            return f64::from_bits(sign | if inf { 0x7ff0_0000_0000_0000 } else { 0x7fef_ffff_ffff_ffff });
+        }
+        let bits = if v >> (P - 1) == 0 {
+            v as u64 // subnormal
+        } else {
+            ((q + P - 1 + 1023) as u64) << 52 | (v as u64 & ((1u64 << 52) - 1))
+        };
+        f64::from_bits(sign | bits)
+    }
 }
 
 /// The canonical NaN for a double result.
@@ -382,6 +516,36 @@ mod tests {
         assert_eq!(fadd(-2.0, 0.5, Rnd::Rn, false, true), 0);
         assert_eq!(fadd(f32::NAN, 0.5, Rnd::Rn, false, false), NAN32);
         assert_eq!(fadd(f32::NAN, 0.5, Rnd::Rn, false, true), 0);
+    }
+
+    #[test]
+    fn exact_zero_sums_are_negative_in_rm() {
+        assert_eq!(fadd(1.0, -1.0, Rnd::Rm, false, false), 0x8000_0000);
+        assert_eq!(fadd(0.0, -0.0, Rnd::Rm, false, false), 0x8000_0000);
+        assert_eq!(fadd(0.0, 0.0, Rnd::Rm, false, false), 0);
+        assert_eq!(fadd(1.0, -1.0, Rnd::Rz, false, false), 0);
+        assert_eq!(ffma(2.0, 3.0, -6.0, Rnd::Rm, false, false), 0x8000_0000);
+        assert_eq!(dadd(1.0, -1.0, Rnd::Rm), 1 << 63);
+        assert_eq!(dfma(2.0, 0.0, -0.0, Rnd::Rm), 1 << 63);
+        assert_eq!(dfma(2.0, 0.0, -0.0, Rnd::Rp), 0);
+    }
+
+    #[test]
+    fn double_directed_modes_overflow_and_underflow() {
+        let max = f64::MAX.to_bits();
+        assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rz), max);
+        assert_eq!(dmul(-f64::MAX, 2.0, Rnd::Rp), max | 1 << 63);
+        assert_eq!(dmul(-f64::MAX, 2.0, Rnd::Rm), f64::NEG_INFINITY.to_bits());
+        // 1.5 * the smallest subnormal: 1 in RZ and RM, 2 in RP.
+        let tiny = f64::from_bits(1);
+        assert_eq!(dmul(1.5, tiny, Rnd::Rz), 1);
+        assert_eq!(dmul(1.5, tiny, Rnd::Rp), 2);
+        assert_eq!(dmul(0.5, tiny, Rnd::Rp), 1);
+        assert_eq!(dmul(0.5, tiny, Rnd::Rz), 0);
+        // A product far below the addend's last place still decides a directed rounding.
+        assert_eq!(dfma(tiny, tiny, 1.0, Rnd::Rp), 1.0f64.to_bits() + 1);
+        assert_eq!(dfma(-tiny, tiny, 1.0, Rnd::Rz), 1.0f64.to_bits() - 1);
+        assert_eq!(dfma(tiny, 0.5, -0.5, Rnd::Rm), (-0.5f64).to_bits());
     }
 
     #[test]
