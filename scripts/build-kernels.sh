@@ -51,5 +51,7 @@ build fmath             fmath.cu
 build widths            widths.cu         BLOCK=128
 build warp              warp.cu
 build convert           convert.cu
+build special           special.cu
+build int64             int64.cu
 
 echo "build-kernels: rebuilt $(ls "$out"/*.cubin | wc -l) cubins in $out" >&2

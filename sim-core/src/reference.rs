@@ -66,6 +66,8 @@ references! {
     "widths" => widths,
     "warp" => warp,
     "convert" => convert,
+    "special" => special,
+    "int64" => int64,
 }
 
 /// The reference called `name`, if there is one.
@@ -884,6 +886,94 @@ fn convert(r: &RefInput) -> Result<Vec<u8>, String> {
     Ok(u32_bytes(&out))
 }
 
+/// `special.cu`. Inputs `[in]` (U32, one per thread); params `gx`, `gy`, `gz`
+/// (grid) and `bx`, `by`, `bz` (block). Returns 17 words per thread, threads in
+/// the kernel's linear order; the clock and SM-id flags are 1.
+fn special(r: &RefInput) -> Result<Vec<u8>, String> {
+    let g = [r.u32_param("gx")?, r.u32_param("gy")?, r.u32_param("gz")?];
+    let b = [r.u32_param("bx")?, r.u32_param("by")?, r.u32_param("bz")?];
+    let nt = (b[0] as usize) * (b[1] as usize) * (b[2] as usize);
+    let nb = (g[0] as usize) * (g[1] as usize) * (g[2] as usize);
+    let input = r.u32s(0)?;
+    r.need(0, &input, nt * nb)?;
+    let mut out = Vec::with_capacity(17 * nt * nb);
+    for block in 0..nb {
+        let (bx, by, bz) = (
+            block % g[0] as usize,
+            block / g[0] as usize % g[1] as usize,
+            block / (g[0] as usize * g[1] as usize),
+        );
+        for t in 0..nt {
+            let (tx, ty, tz) = (
+                t % b[0] as usize,
+                t / b[0] as usize % b[1] as usize,
+                t / (b[0] as usize * b[1] as usize),
+            );
+            let mut work = input[block * nt + t];
+            for _ in 0..work & 7 {
+                work = work.wrapping_mul(3).wrapping_add(1);
+            }
+            out.extend_from_slice(&[
+                tx as u32,
+                ty as u32,
+                tz as u32,
+                bx as u32,
+                by as u32,
+                bz as u32,
+                b[0],
+                b[1],
+                b[2],
+                g[0],
+                g[1],
+                g[2],
+                (t % 32) as u32,
+                (nt - 1 - t) as u32,
+                1,
+                1,
+                work,
+            ]);
+        }
+    }
+    Ok(u32_bytes(&out))
+}
+
+/// `int64.cu`. Inputs `[in]` (U64); params `n`. Returns 8 u64 per element, as the
+/// kernel's comment lists them.
+fn int64(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let (_, bytes) = r.input(0, &[Elem::U64, Elem::I64])?;
+    let v: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    r.need(0, &v, n)?;
+    let mut out: Vec<u64> = Vec::with_capacity(8 * n);
+    for i in 0..n {
+        let x = v[i];
+        let y = v[(i + 1) % n] | 1;
+        let ffs = if x == 0 {
+            0
+        } else {
+            x.trailing_zeros() as u64 + 1
+        };
+        out.extend_from_slice(&[
+            x.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(y),
+            x / y,
+            x % 1_000_003,
+            ((x as i64) >> (y & 63)) as u64,
+            ((x as u128 * y as u128) >> 64) as u64,
+            ((x as i64 as i128 * (y as i64).wrapping_neg() as i128) >> 64) as u64,
+            x.count_ones() as u64
+                | (x.leading_zeros() as u64) << 8
+                | ffs << 16
+                | ((x < y) as u64) << 24
+                | (((x as i64) < (y as i64)) as u64) << 25,
+            x.reverse_bits() ^ (x << (y & 63)) ^ (x >> 3),
+        ]);
+    }
+    Ok(out.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1465,5 +1555,56 @@ mod tests {
         );
         assert_eq!((f(26), f(27), f(28)), (-2.0, -2.0, -2.0));
         assert_eq!((f(29), f(30), f(31)), (-1.25, -1.25, -1.25));
+    }
+
+    #[test]
+    fn special_by_hand() {
+        let b = [("in", Elem::U32, u32_bytes(&[2, 0, 0, 0, 0, 0, 0, 0]))];
+        let p = [
+            ("gx", 2),
+            ("gy", 1),
+            ("gz", 1),
+            ("bx", 2),
+            ("by", 1),
+            ("bz", 2),
+        ];
+        let o = u32_of(&run("special", &b, &p).unwrap());
+        assert_eq!(o.len(), 8 * 17);
+        // Thread 0 of block 0: in = 2, (2 & 7) = 2 rounds: 7, 22.
+        assert_eq!(
+            &o[..17],
+            &[0, 0, 0, 0, 0, 0, 2, 1, 2, 2, 1, 1, 0, 3, 1, 1, 22]
+        );
+        // Thread 3 of block 1 (the 8th): tx 1, tz 1; block x 1.
+        assert_eq!(
+            &o[7 * 17..8 * 17],
+            &[1, 0, 1, 1, 0, 0, 2, 1, 2, 2, 1, 1, 3, 0, 1, 1, 0]
+        );
+    }
+
+    #[test]
+    fn int64_by_hand() {
+        let v = [u64::MAX, 6u64];
+        let b = [(
+            "in",
+            Elem::U64,
+            v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
+        )];
+        let o: Vec<u64> = run("int64", &b, &[("n", 2)])
+            .unwrap()
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        // Element 0: x = 2^64 - 1, y = 6 | 1 = 7.
+        assert_eq!(o[0], 7u64.wrapping_sub(0x9e37_79b9_7f4a_7c15));
+        assert_eq!((o[1], o[2]), (u64::MAX / 7, u64::MAX % 1_000_003));
+        assert_eq!(o[3], u64::MAX);
+        assert_eq!(o[4], 6);
+        assert_eq!(o[5], 0);
+        assert_eq!(o[6], 64 | 1 << 16 | 1 << 25);
+        assert_eq!(o[7], u64::MAX ^ (u64::MAX << 7) ^ (u64::MAX >> 3));
+        // Element 1: x = 6, y = 2^64 - 1.
+        assert_eq!(o[8 + 3], 6 >> 63);
+        assert_eq!(o[8 + 6], 2 | 61 << 8 | 2 << 16 | 1 << 24);
     }
 }
