@@ -405,11 +405,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
             w.set_reg(op.d0, &d, m);
         }
-        Kind::IMnMx { signed } => {
+        Kind::IMnMx { signed, xlo, xhi } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
             let mut d = [0u32; 32];
+            let (mut eq, mut took_a) = (0u32, 0u32);
             for l in 0..32 {
                 let (av, bv) = (int_in(a[l], &s[0]), int_in(b[l], &s[1]));
                 let lt = if signed {
@@ -418,9 +419,22 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     av < bv
                 };
                 let min = p >> l & 1 == 1;
-                d[l] = if lt == min { av } else { bv };
+                let pick_a = if xlo && w.cc_z >> l & 1 == 0 {
+                    // The high words differed: follow their choice.
+                    w.cc_c >> l & 1 == 1
+                } else {
+                    lt == min
+                };
+                d[l] = if pick_a { av } else { bv };
+                eq |= ((av == bv) as u32) << l;
+                took_a |= ((pick_a && av != bv) as u32) << l;
             }
             w.set_reg(op.d0, &d, m);
+            if xhi && op.cc {
+                // The model's encoding: Z = high words equal, C = a's taken.
+                let sg = zs(&d, m).1;
+                set_cc(w, m, took_a, eq, sg, 0);
+            }
         }
         Kind::ISetP { cmp, signed, x, bop: bo } => {
             let a = read(w, &s[0], env)?;

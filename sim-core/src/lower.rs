@@ -192,7 +192,11 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
         }
         "IMNMX" => {
             rd_srcs!(3);
-            Kind::IMnMx { signed: !unsigned }
+            Kind::IMnMx {
+                signed: !unsigned,
+                xlo: m("XLO"),
+                xhi: m("XHI"),
+            }
         }
         "ISETP" => {
             setp!(3);
@@ -864,6 +868,15 @@ mod tests {
         assert!(o.sync);
         let o = low("STL.128 [R1+0x10], R4;");
         assert_eq!(o.src[1].src, Src::Reg(4));
+    }
+
+    #[test]
+    fn lowers_the_64_bit_min_max_pair() {
+        let o = low("IMNMX.U32.XHI R7.CC, R3, R5, !PT;");
+        assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: false, xhi: true }));
+        assert!(o.cc);
+        let o = low("IMNMX.U32.XLO R6, R2, R4, PT;");
+        assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: true, xhi: false }));
     }
 
     #[test]

@@ -276,8 +276,11 @@ pub enum Kind {
     IMad { sa: bool, sb: bool, hi: bool, x: bool, sat: bool, mad: bool },
     /// `ISAD`: |a - b| + c.
     ISad { signed: bool },
-    /// `IMNMX`: min when the predicate source is true, else max.
-    IMnMx { signed: bool },
+    /// `IMNMX`: min when the predicate source is true, else max. A 64-bit
+    /// min/max is `IMNMX.XHI Rh.CC` on the high words (its condition code says
+    /// whether they were equal and which was chosen), then `IMNMX.U32.XLO` on the
+    /// low words, which follows that choice or, if equal, compares them.
+    IMnMx { signed: bool, xlo: bool, xhi: bool },
     /// `ISETP`: compare, combine with a predicate, write two predicates.
     ISetP { cmp: Cmp, signed: bool, x: bool, bop: BoolOp },
     /// `ISET`: compare, combine, write all ones (or 1.0 with `.BF`) or zero.
