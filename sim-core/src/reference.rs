@@ -1473,7 +1473,7 @@ mod tests {
         assert_eq!((lane(1)[3], lane(4)[3]), (x[1], x[1]));
         assert_eq!(lane(0)[4], x[5]);
         // popc | clz << 8 | ffs << 16 of 0x80000000 (lane 0) and of 0 (lane 7).
-        assert_eq!(lane(0)[5], 1 | 0 << 8 | 32 << 16);
+        assert_eq!(lane(0)[5], 1 | 32 << 16); // clz 0
         assert_eq!(lane(7)[5], 32 << 8);
         assert_eq!(lane(0)[6], 1);
         // byte_perm(0x81010101, 1, 0x5140): bytes x0, lane0, x1, lane1.
