@@ -390,6 +390,16 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 set_cc(w, m, c, z, sg, 0);
             }
         }
+        Kind::IMadSp { ta, tb, tc } => {
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = read(w, &s[2], env)?;
+            let mut d = [0u32; 32];
+            for l in 0..32 {
+                d[l] = (ta.take(a[l]) * tb.take(b[l])).wrapping_add(tc.take(c[l])) as u32;
+            }
+            w.set_reg(op.d0, &d, m);
+        }
         Kind::ISad { signed } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
@@ -1137,6 +1147,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     SReg::LaneMaskLe => ((1u64 << (l + 1)) - 1) as u32,
                     SReg::LaneMaskGt => !(((1u64 << (l + 1)) - 1) as u32),
                     SReg::LaneMaskGe => !((1u32 << l) - 1),
+                    SReg::SmemSz => env.shared.len() as u32,
                     SReg::VirtCfg | SReg::Zero => 0,
                 };
             }
@@ -1413,6 +1424,29 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         }
         Kind::Exit => {
             w.exit(m);
+        }
+        Kind::BarRed { red } => {
+            let id = read(w, &s[0], env)?[0];
+            let p = pmask(w, &s[2]) & m;
+            if m != 0 {
+                let live = w.valid & !w.exited;
+                if m != live {
+                    return Err(ExecError::DivergentBarrier { arrived: m, live });
+                }
+                if id > 15 {
+                    return Err(ExecError::Illegal(format!("barrier {id} does not exist (0..15)")));
+                }
+                // The block combines every warp's part when the barrier releases
+                // (`func::release_barriers`) and writes the result to d0.
+                let count = if s[1].src == Src::None { 0 } else { read(w, &s[1], env)?[0] };
+                w.bar_red = Some((red, p.count_ones(), p == m, p != 0));
+                w.state = WarpState::Barrier { id: id as u8, count };
+            }
+        }
+        Kind::B2R => {
+            let v = w.bar_result;
+            w.set_reg(op.d0, &[v; 32], m);
+            w.set_pred(op.d1, if v != 0 { u32::MAX } else { 0 }, m);
         }
         Kind::Bar { arrive_only } => {
             let id = read(w, &s[0], env)?[0];
@@ -1723,6 +1757,11 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
         (AtomOp::Add, AtomType::F32) => fp::fadd(f32::from_bits(o32), f32::from_bits(b32), Rnd::Rn, true, false) as u64,
         (AtomOp::Add, AtomType::U64) => old.wrapping_add(b),
         (AtomOp::Exch, AtomType::U64) => b,
+        (AtomOp::Min, AtomType::U64) => old.min(b),
+        (AtomOp::Max, AtomType::U64) => old.max(b),
+        (AtomOp::And, AtomType::U64) => old & b,
+        (AtomOp::Or, AtomType::U64) => old | b,
+        (AtomOp::Xor, AtomType::U64) => old ^ b,
         (AtomOp::Cas, AtomType::U64) => {
             if old == b {
                 c

@@ -11,6 +11,7 @@ use std::fmt;
 
 use crate::exec::{exec, Env, ExecError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW};
+use crate::op::BarRed;
 use crate::program::Program;
 use crate::warp::{Warp, WarpState};
 
@@ -331,9 +332,27 @@ fn release_barriers(warps: &mut [Warp]) -> bool {
         }
         let need = if count == 0 { live_threads } else { count };
         if arrived >= need {
+            // A BAR.RED's result: the count, AND or OR over every arrived warp.
+            let (mut popc, mut all, mut any) = (0u32, true, false);
+            for w in warps.iter() {
+                if let (WarpState::Barrier { id: i, .. }, Some((_, c, a, y))) = (w.state, w.bar_red) {
+                    if i == id {
+                        popc += c;
+                        all &= a;
+                        any |= y;
+                    }
+                }
+            }
             for w in warps.iter_mut() {
                 if matches!(w.state, WarpState::Barrier { id: i, .. } if i == id) {
                     w.state = WarpState::Running;
+                    if let Some((red, _, _, _)) = w.bar_red.take() {
+                        w.bar_result = match red {
+                            BarRed::Popc => popc,
+                            BarRed::And => all as u32,
+                            BarRed::Or => any as u32,
+                        };
+                    }
                 }
             }
             released = true;

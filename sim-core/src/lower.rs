@@ -186,6 +186,34 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 mad,
             }
         }
+        "IMADSP" => {
+            rd_srcs!(3);
+            let tys: Vec<SubWord> = s
+                .mods
+                .iter()
+                .filter_map(|x| {
+                    Some(match x.as_str() {
+                        "U32" => SubWord::U32,
+                        "S32" => SubWord::S32,
+                        "U24" => SubWord::U24,
+                        "S24" => SubWord::S24,
+                        "U16H0" => SubWord::U16H0,
+                        "S16H0" => SubWord::S16H0,
+                        "U16H1" => SubWord::U16H1,
+                        "S16H1" => SubWord::S16H1,
+                        _ => return None,
+                    })
+                })
+                .collect();
+            let [ta, tb, tc] = tys.as_slice() else {
+                return Err(format!("IMADSP.{} is not modelled", s.mods.join(".")));
+            };
+            Kind::IMadSp {
+                ta: *ta,
+                tb: *tb,
+                tc: *tc,
+            }
+        }
         "ISAD" => {
             rd_srcs!(3);
             Kind::ISad { signed: !unsigned }
@@ -595,7 +623,9 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             } else {
                 AtomType::U32
             };
-            if (ty == AtomType::F32 && aop != AtomOp::Add) || (ty == AtomType::U64 && !matches!(aop, AtomOp::Add | AtomOp::Exch | AtomOp::Cas)) {
+            if (ty == AtomType::F32 && aop != AtomOp::Add)
+                || (ty == AtomType::U64 && matches!(aop, AtomOp::Inc | AtomOp::Dec))
+            {
                 return Err(format!("{mn} {aop:?} on {ty:?} is not modelled"));
             }
             Kind::Atom {
@@ -646,8 +676,38 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
         "CONT" => Kind::Cont,
         "RET" => Kind::Ret,
         "EXIT" => Kind::Exit,
+        "BAR" if m("RED") => {
+            // `BAR.RED.POPC R8, P0` / `BAR.RED.POPC R10, R10, P0`: the barrier,
+            // an optional thread count, the predicate; `B2R.RESULT` reads the
+            // result.
+            let n = ops.len();
+            if !(2..=3).contains(&n) {
+                return Err(format!("BAR.RED with {n} operands"));
+            }
+            op.src[0] = conv(0)?;
+            if n == 3 {
+                op.src[1] = conv(1)?;
+            }
+            op.src[2] = conv(n - 1)?;
+            let red = if m("POPC") {
+                BarRed::Popc
+            } else if m("AND") {
+                BarRed::And
+            } else if m("OR") {
+                BarRed::Or
+            } else {
+                return Err(format!("BAR.{} is not modelled", s.mods.join(".")));
+            };
+            Kind::BarRed { red }
+        }
+        "B2R" if m("RESULT") => {
+            // `B2R.RESULT R6` or `B2R.RESULT RZ, P0`.
+            op.d0 = reg(0)?;
+            op.d1 = if ops.len() > 1 { pred(1)? } else { 7 };
+            Kind::B2R
+        }
         "BAR" => {
-            if !(m("SYNC") || m("ARV")) || m("RED") || m("POPC") {
+            if !(m("SYNC") || m("ARV")) {
                 return Err(format!("BAR.{} is not modelled", s.mods.join(".")));
             }
             op.src[0] = conv(0)?;
@@ -827,6 +887,12 @@ fn sreg(name: &str) -> Option<SReg> {
         "SR_GEMASK" | "SR_LANEMASK_GE" => SReg::LaneMaskGe,
         "SR_VIRTCFG" => SReg::VirtCfg,
         "SRZ" | "SR_ZERO" => SReg::Zero,
+        "SR_SMEMSZ" => SReg::SmemSz,
+        // The functional model's only clock is its instruction count.
+        "SR_GLOBALTIMERLO" => SReg::ClockLo,
+        "SR_GLOBALTIMERHI" => SReg::ClockHi,
+        // Performance-monitor counters: no counters run in the functional model.
+        "SR_PM0" | "SR_PM1" | "SR_PM2" | "SR_PM3" | "SR_PM4" | "SR_PM5" | "SR_PM6" | "SR_PM7" => SReg::Zero,
         _ => return None,
     })
 }

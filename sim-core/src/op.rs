@@ -255,6 +255,8 @@ pub enum SReg {
     LaneMaskGt,
     LaneMaskGe,
     VirtCfg,
+    /// `SR_SMEMSZ`: the block's shared memory, bytes.
+    SmemSz,
     Zero,
 }
 
@@ -274,6 +276,10 @@ pub enum Kind {
     /// `IMUL`, `IMUL32I`, `IMAD`, `IMAD32I`: a * b (+ c). `hi` gives the high
     /// word of the 64-bit product.
     IMad { sa: bool, sb: bool, hi: bool, x: bool, sat: bool, mad: bool },
+    /// `IMADSP`: a * b + c on sub-words: each of a, b, c is taken as the type
+    /// its modifier names (`U24`, `S24`, `U16H0`, `S16H0`, `U16H1`, `S16H1`,
+    /// `U32`, `S32`).
+    IMadSp { ta: SubWord, tb: SubWord, tc: SubWord },
     /// `ISAD`: |a - b| + c.
     ISad { signed: bool },
     /// `IMNMX`: min when the predicate source is true, else max. A 64-bit
@@ -401,10 +407,54 @@ pub enum Kind {
     Ret,
     /// `EXIT`.
     Exit,
-    /// `BAR.SYNC`, `BAR.ARV`, `BAR.RED.*`: barrier `id` (b), thread count (c).
+    /// `BAR.SYNC`, `BAR.ARV`: barrier `id` (b), thread count (c).
     Bar { arrive_only: bool },
+    /// `BAR.RED.POPC/AND/OR id[, count], P`: a barrier that also reduces a
+    /// predicate over the block; `B2R.RESULT` reads the result.
+    BarRed { red: BarRed },
+    /// `B2R.RESULT Rd, P`: the last barrier reduction's result to a register and
+    /// (as non-zero) a predicate.
+    B2R,
     /// Fences and dependency barriers: no functional effect.
     Fence,
+}
+
+/// How `BAR.RED` combines the block's predicates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarRed {
+    Popc,
+    And,
+    Or,
+}
+
+/// A sub-word operand type of `IMADSP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubWord {
+    U32,
+    S32,
+    U24,
+    S24,
+    U16H0,
+    S16H0,
+    U16H1,
+    S16H1,
+}
+
+impl SubWord {
+    /// The operand's value as that type.
+    #[inline]
+    pub fn take(self, x: u32) -> i64 {
+        match self {
+            SubWord::U32 => x as i64,
+            SubWord::S32 => x as i32 as i64,
+            SubWord::U24 => (x & 0xff_ffff) as i64,
+            SubWord::S24 => (((x << 8) as i32) >> 8) as i64,
+            SubWord::U16H0 => (x & 0xffff) as i64,
+            SubWord::S16H0 => x as u16 as i16 as i64,
+            SubWord::U16H1 => (x >> 16) as i64,
+            SubWord::S16H1 => (x >> 16) as u16 as i16 as i64,
+        }
+    }
 }
 
 /// A test of the condition code (`BRA CC.NEU`, `CSETP`): flags zero, sign,

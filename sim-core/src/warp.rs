@@ -70,6 +70,11 @@ pub struct Warp {
     pub state: WarpState,
     /// Warp-instructions executed.
     pub executed: u64,
+    /// This warp's part of a pending `BAR.RED`: the operation, its predicate's
+    /// count, and whether all and whether any of its lanes hold.
+    pub bar_red: Option<(crate::op::BarRed, u32, bool, bool)>,
+    /// The last barrier reduction's result (`B2R.RESULT`).
+    pub bar_result: u32,
 }
 
 impl Warp {
@@ -94,6 +99,8 @@ impl Warp {
                 WarpState::Running
             },
             executed: 0,
+            bar_red: None,
+            bar_result: 0,
         }
     }
 
