@@ -18,4 +18,5 @@ pub mod op;
 pub mod program;
 pub mod reference;
 pub mod sass;
+pub mod timing;
 pub mod warp;

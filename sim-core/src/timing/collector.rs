@@ -1,0 +1,170 @@
+//! The register file's four banks and the operand collector.
+//!
+//! GK110 keeps each warp's registers in four banks; an instruction's source
+//! operands are read through the operand collector, one register per bank per
+//! cycle, so two sources in the same bank take two reads (a 2-way conflict), three
+//! take three. Measured on K20m (the calibration facts): only source operands
+//! count, never the destination; and the collector keeps the previous
+//! instruction's operands, so a source that the instruction just before (of the
+//! same warp) also read is not read again.
+//!
+//! The bank of `Rn` is bit 0 of `n` plus twice bit 2 of `n`, which is the
+//! published table: bank 0 holds R0 R2 R8 R10 ..., bank 1 R1 R3 R9 R11 ..., bank 2
+//! R4 R6 R12 R14 ..., bank 3 R5 R7 R13 R15 ...
+
+use crate::op::{Op, Src};
+
+/// Register banks.
+pub const BANKS: usize = 4;
+
+/// The bank of register `r` (`RZ` is in none: it is never read).
+#[inline]
+pub fn bank(r: u8) -> Option<usize> {
+    (r != 255).then_some(((r & 1) | ((r >> 1) & 2)) as usize)
+}
+
+/// The source registers an instruction reads from the register file, at most
+/// four (a register pair counts as its two registers).
+pub fn sources(op: &Op) -> ([u8; 8], usize) {
+    let mut regs = [255u8; 8];
+    let mut n = 0;
+    let wide = matches!(
+        op.kind,
+        crate::op::Kind::DAdd { .. } | crate::op::Kind::DMul { .. } | crate::op::Kind::DFma { .. }
+    );
+    for s in &op.src {
+        let r = match s.src {
+            Src::Reg(r) => r,
+            Src::ConstIdx { reg, .. } => reg,
+            _ => continue,
+        };
+        if r == 255 {
+            continue;
+        }
+        for k in 0..if wide { 2 } else { 1 } {
+            let x = r.saturating_add(k);
+            if n < regs.len() && !regs[..n].contains(&x) {
+                regs[n] = x;
+                n += 1;
+            }
+        }
+    }
+    (regs, n)
+}
+
+/// The conflict degree of reading `srcs` after an instruction that read `prev`:
+/// the most registers any one bank must deliver (1 = no conflict, 0 = nothing
+/// to read). A register `prev` holds is reused, not read; a register named twice
+/// is read once.
+pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
+    let mut per_bank = [0u32; BANKS];
+    let mut seen = [255u8; 8];
+    let mut n = 0;
+    for &r in srcs {
+        let Some(b) = bank(r) else { continue };
+        if prev.contains(&r) || seen[..n].contains(&r) {
+            continue;
+        }
+        if n < seen.len() {
+            seen[n] = r;
+            n += 1;
+        }
+        per_bank[b] += 1;
+    }
+    per_bank.into_iter().max().unwrap_or(0)
+}
+
+/// Extra collector cycles a conflict costs: one per read beyond the first in the
+/// busiest bank.
+#[inline]
+pub fn conflict_cycles(degree: u32) -> u32 {
+    degree.saturating_sub(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The published bank table (K20m, same as GTX 680), rows for R0..R31.
+    const PUBLISHED: [[u8; 8]; 4] = [
+        [0, 2, 8, 10, 16, 18, 24, 26],
+        [1, 3, 9, 11, 17, 19, 25, 27],
+        [4, 6, 12, 14, 20, 22, 28, 30],
+        [5, 7, 13, 15, 21, 23, 29, 31],
+    ];
+
+    #[test]
+    fn the_published_table() {
+        for (b, regs) in PUBLISHED.iter().enumerate() {
+            for &r in regs {
+                assert_eq!(bank(r), Some(b), "R{r}");
+            }
+        }
+        assert_eq!(bank(255), None);
+    }
+
+    #[test]
+    fn the_measured_operand_rows() {
+        // The calibration facts' FFMA/FMUL rows: (sources, conflict).
+        for (srcs, want) in [
+            (&[4u8, 1, 0][..], 1), // FFMA R5, R4, R1, R0
+            (&[2, 1, 0], 2),       // FFMA R5, R2, R1, R0
+            (&[9, 3, 1], 3),       // FFMA R5, R9, R3, R1
+            (&[1, 0], 1),          // FMUL R4, R1, R0
+            (&[2, 0], 2),          // FMUL R4, R2, R0
+        ] {
+            assert_eq!(conflict_degree(srcs, &[]), want, "{srcs:?}");
+        }
+    }
+
+    /// The static fact: a 12x12-blocked SGEMM with accumulators R0..R143 in order,
+    /// then A in R144..R155 and B in R156..R167, has 368 of its 576 FFMAs per
+    /// unrolled loop (4 k-steps) with a 2-way conflict and 64 with a 3-way one.
+    #[test]
+    fn in_order_accumulators_conflict_as_published() {
+        let (mut two, mut three) = (0, 0);
+        for _step in 0..4 {
+            for y in 0..12u8 {
+                for x in 0..12u8 {
+                    let d = conflict_degree(&[144 + y, 156 + x, 12 * y + x], &[]);
+                    two += (d == 2) as u32;
+                    three += (d == 3) as u32;
+                }
+            }
+        }
+        assert_eq!((two, three), (368, 64));
+    }
+
+    proptest! {
+        /// Every register's bank follows the published pattern, which repeats
+        /// every 8 registers.
+        #[test]
+        fn every_register_banks_like_its_row(r in 0u8..=254) {
+            // The table lists R0..R31 and continues with the same pattern ("...").
+            let b = PUBLISHED.iter().position(|regs| regs.contains(&(r % 32)));
+            prop_assert_eq!(bank(r), b);
+        }
+
+        /// For any FFMA/FMUL operand triple, the degree is the largest number of
+        /// distinct, not-reused source registers in one bank; the destination
+        /// never matters.
+        #[test]
+        fn conflict_degree_is_the_rule(a in 0u8..=255, b in 0u8..=255, c in 0u8..=255,
+                                       p in proptest::collection::vec(0u8..=255, 0..3)) {
+            let mut distinct: Vec<u8> = Vec::new();
+            for r in [a, b, c] {
+                if r != 255 && !p.contains(&r) && !distinct.contains(&r) {
+                    distinct.push(r);
+                }
+            }
+            let want = (0..4)
+                .map(|k| distinct.iter().filter(|&&r| (r & 1) | ((r >> 1) & 2) == k).count() as u32)
+                .max()
+                .unwrap_or(0);
+            prop_assert_eq!(conflict_degree(&[a, b, c], &p), want);
+            // Reusing every source reads nothing.
+            prop_assert_eq!(conflict_degree(&[a, b, c], &[a, b, c]), 0);
+        }
+    }
+}
