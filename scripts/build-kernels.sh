@@ -53,5 +53,6 @@ build warp              warp.cu
 build convert           convert.cu
 build special           special.cu
 build int64             int64.cu
+build atomics           atomics.cu
 
 echo "build-kernels: rebuilt $(ls "$out"/*.cubin | wc -l) cubins in $out" >&2

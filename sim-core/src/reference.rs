@@ -68,6 +68,11 @@ references! {
     "convert" => convert,
     "special" => special,
     "int64" => int64,
+    "atomics_g" => atomics_g,
+    "atomics_sum64" => atomics_sum64,
+    "atomics_fsum" => atomics_fsum,
+    "atomics_cnt" => atomics_cnt,
+    "atomics_cnt64" => atomics_cnt64,
 }
 
 /// The reference called `name`, if there is one.
@@ -974,6 +979,100 @@ fn int64(r: &RefInput) -> Result<Vec<u8>, String> {
     Ok(out.iter().flat_map(|x| x.to_le_bytes()).collect())
 }
 
+/// The first `n` words of input 0 of an `atomics.cu` check.
+fn atomics_input(r: &RefInput) -> Result<Vec<u32>, String> {
+    let n = r.size("n")?;
+    let x = r.u32s(0)?;
+    r.need(0, &x, n)?;
+    Ok(x[..n].to_vec())
+}
+
+/// Input 1 as u64 words.
+fn u64s(r: &RefInput, i: usize) -> Result<Vec<u64>, String> {
+    let (_, b) = r.input(i, &[Elem::U64, Elem::I64])?;
+    Ok(b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+/// `atomics.cu`, its `g`. Inputs `[in, g]`; params `n`. Applies each element's
+/// min (signed), max, and, or, xor, add and CAS increment to words 0..=6 of its
+/// bucket (`x % 64`, 8 words each), from g's initial contents.
+fn atomics_g(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = atomics_input(r)?;
+    let mut g = r.u32s(1)?;
+    r.need(1, &g, 8 * 64)?;
+    for &v in &x {
+        let w = &mut g[8 * (v % 64) as usize..];
+        w[0] = (w[0] as i32).min(v as i32) as u32;
+        w[1] = w[1].max(v);
+        w[2] &= v;
+        w[3] |= v;
+        w[4] ^= v;
+        w[5] = w[5].wrapping_add(v & 0xffff);
+        w[6] = w[6].wrapping_add(1);
+    }
+    Ok(u32_bytes(&g))
+}
+
+/// `atomics.cu`, its `sum64`. Inputs `[in, sum64]`; params `n`. Adds `x << 8`
+/// (64-bit, wrapping) to bucket `x % 64`.
+fn atomics_sum64(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = atomics_input(r)?;
+    let mut s = u64s(r, 1)?;
+    r.need(1, &s, 64)?;
+    for &v in &x {
+        let b = (v % 64) as usize;
+        s[b] = s[b].wrapping_add((v as u64) << 8);
+    }
+    Ok(s.iter().flat_map(|v| v.to_le_bytes()).collect())
+}
+
+/// `atomics.cu`, its `fsum`. Inputs `[in, fsum]`; params `n`. Adds
+/// `(float)(x & 1023)` to bucket `x % 64`; exact (in any order) while every sum
+/// stays below 2^24, which this checks.
+fn atomics_fsum(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = atomics_input(r)?;
+    let mut f = r.f32s(1)?;
+    r.need(1, &f, 64)?;
+    for &v in &x {
+        let b = (v % 64) as usize;
+        f[b] += (v & 1023) as f32;
+        if f[b].abs() >= 16_777_216.0 || f[b].fract() != 0.0 {
+            return Err(format!(
+                "bucket {b} of `{}` leaves the exactly summable integers",
+                r.name(1)
+            ));
+        }
+    }
+    Ok(f32_bytes(&f))
+}
+
+/// `atomics.cu`, its `cnt`. Inputs `[in, cnt]`; params `n`. Counts `x % 32`.
+fn atomics_cnt(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = atomics_input(r)?;
+    let mut c = r.u32s(1)?;
+    r.need(1, &c, 32)?;
+    for &v in &x {
+        let b = (v % 32) as usize;
+        c[b] = c[b].wrapping_add(1);
+    }
+    Ok(u32_bytes(&c))
+}
+
+/// `atomics.cu`, its `cnt64`. Inputs `[in, cnt64]`; params `n`. Adds `x` (64-bit)
+/// to bucket `x % 32`.
+fn atomics_cnt64(r: &RefInput) -> Result<Vec<u8>, String> {
+    let x = atomics_input(r)?;
+    let mut c = u64s(r, 1)?;
+    r.need(1, &c, 32)?;
+    for &v in &x {
+        let b = (v % 32) as usize;
+        c[b] = c[b].wrapping_add(v as u64);
+    }
+    Ok(c.iter().flat_map(|v| v.to_le_bytes()).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1606,5 +1705,86 @@ mod tests {
         // Element 1: x = 6, y = 2^64 - 1.
         assert_eq!(o[8 + 3], 6 >> 63);
         assert_eq!(o[8 + 6], 2 | 61 << 8 | 2 << 16 | 1 << 24);
+    }
+
+    #[test]
+    fn atomics_by_hand() {
+        let x = u32_bytes(&[65, 1, 0x8000_0001, 7]);
+        let p = [("n", 3)];
+        let g = run(
+            "atomics_g",
+            &[
+                ("in", Elem::U32, x.clone()),
+                ("g", Elem::U32, u32_bytes(&[5; 512])),
+            ],
+            &p,
+        );
+        let g = u32_of(&g.unwrap());
+        // Bucket 1 got 65, 1 and 0x80000001; element 3 (7) is past n.
+        assert_eq!(
+            &g[8..16],
+            &[
+                0x8000_0001,
+                0x8000_0001,
+                1,
+                0x8000_0045,
+                5 ^ 65 ^ 1 ^ 0x8000_0001,
+                5 + 65 + 1 + 1,
+                8,
+                5
+            ]
+        );
+        assert_eq!(&g[56..64], &[5; 8]);
+        let f = run(
+            "atomics_fsum",
+            &[
+                ("in", Elem::U32, x.clone()),
+                ("f", Elem::F32, f32_bytes(&[0.5; 64])),
+            ],
+            &p,
+        );
+        assert_eq!(
+            f.unwrap_err(),
+            "bucket 1 of `f` leaves the exactly summable integers"
+        );
+        let f = run(
+            "atomics_fsum",
+            &[
+                ("in", Elem::U32, x.clone()),
+                ("f", Elem::F32, f32_bytes(&[0.0; 64])),
+            ],
+            &p,
+        );
+        assert_eq!(f32_of(&f.unwrap())[1], 65.0 + 1.0 + 1.0);
+        let c = run(
+            "atomics_cnt",
+            &[
+                ("in", Elem::U32, x.clone()),
+                ("c", Elem::U32, u32_bytes(&[0; 32])),
+            ],
+            &p,
+        );
+        assert_eq!(u32_of(&c.unwrap())[1], 3);
+        let z64 = vec![0u8; 8 * 64];
+        let s = run(
+            "atomics_sum64",
+            &[("in", Elem::U32, x.clone()), ("s", Elem::U64, z64.clone())],
+            &p,
+        )
+        .unwrap();
+        assert_eq!(
+            u64::from_le_bytes(s[8..16].try_into().unwrap()),
+            (65 + 1 + 0x8000_0001u64) << 8
+        );
+        let c = run(
+            "atomics_cnt64",
+            &[("in", Elem::U32, x), ("c", Elem::U64, z64[..256].to_vec())],
+            &p,
+        )
+        .unwrap();
+        assert_eq!(
+            u64::from_le_bytes(c[8..16].try_into().unwrap()),
+            65 + 1 + 0x8000_0001u64
+        );
     }
 }
