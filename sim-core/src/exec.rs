@@ -912,6 +912,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let x = if sat { x.clamp(0.0, 1.0) } else { x };
                 d[l] = match dt {
                     NumType::F64 => fp::canon64(x),
+                    NumType::F16 => fp::to_half(x, rnd) as u64,
                     _ => {
                         let r = if irnd == IntRnd::None {
                             fp::round32(x, 0.0, rnd)
@@ -941,6 +942,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             for l in 0..32 {
                 let x = if st == NumType::F64 {
                     fneg_abs64(a[l], &s[0])
+                } else if st == NumType::F16 {
+                    half_to_f32((a32[l] >> (16 * (s[0].sel as u32 & 1))) as u16) as f64
                 } else {
                     let f = fneg_abs32(a32[l], &s[0]);
                     (if ftz { fp::ftz32(f) } else { f }) as f64
@@ -1295,7 +1298,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 (Space::Generic, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
                 _ => [0; 32],
             };
-            let wide = ty == AtomType::U64;
+            let wide = matches!(ty, AtomType::U64 | AtomType::S64);
             let (b, c) = if wide {
                 (read64(w, &s[1], env)?, read64(w, &s[2], env)?)
             } else {
@@ -1754,6 +1757,9 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
     let o32 = old as u32;
     let b32 = b as u32;
     match (op, ty) {
+        (AtomOp::Min, AtomType::S64) => (old as i64).min(b as i64) as u64,
+        (AtomOp::Max, AtomType::S64) => (old as i64).max(b as i64) as u64,
+        (_, AtomType::S64) => atom(op, AtomType::U64, old, b, c),
         (AtomOp::Add, AtomType::F32) => fp::fadd(f32::from_bits(o32), f32::from_bits(b32), Rnd::Rn, true, false) as u64,
         (AtomOp::Add, AtomType::U64) => old.wrapping_add(b),
         (AtomOp::Exch, AtomType::U64) => b,
@@ -1923,6 +1929,14 @@ mod tests {
         assert!(fchk_divide(-0.0, 1.0));
         assert!(fchk_divide(0.0, 3.0));
         assert!(!fchk_divide(1.0, 3.0));
+    }
+
+    #[test]
+    fn signed_64_bit_atomic_min_max() {
+        assert_eq!(atom(AtomOp::Min, AtomType::S64, u64::MAX, 5, 0), u64::MAX);
+        assert_eq!(atom(AtomOp::Max, AtomType::S64, u64::MAX, 5, 0), 5);
+        assert_eq!(atom(AtomOp::Min, AtomType::U64, u64::MAX, 5, 0), 5);
+        assert_eq!(atom(AtomOp::Add, AtomType::S64, u64::MAX, 2, 0), 1);
     }
 
     #[test]

@@ -312,6 +312,12 @@ pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> u64 {
     canon64(exact::sum(p, exact::parts(c), rnd))
 }
 
+/// A double converted to a half (`F2F.F16`), rounded once; the bits in the low
+/// 16 of the result, NaN as `0x7fff`.
+pub fn to_half(x: f64, rnd: Rnd) -> u32 {
+    exact::half(x, rnd)
+}
+
 /// Exact arithmetic on doubles for the directed rounding modes: values as an
 /// integer mantissa times a power of two, rounded once. (The host's error-free
 /// transforms are not exact when a product or a remainder underflows.)
@@ -401,9 +407,32 @@ mod exact {
 
     /// Rounds `m * 2^e`, plus a fraction of `2^e` if `sticky`, to a double.
     fn round_bits(neg: bool, m: u128, e: i32, sticky: bool, rnd: Rnd) -> f64 {
-        const P: i32 = 53;
+        f64::from_bits(round_format(neg, m, e, sticky, rnd, 53, 1023))
+    }
+
+    /// A half (its 16 bits) from a double, rounded once; NaN is `0x7fff`.
+    pub fn half(x: f64, rnd: Rnd) -> u32 {
+        let sign = (x.is_sign_negative() as u32) << 15;
+        if x.is_nan() {
+            0x7fff
+        } else if x.is_infinite() {
+            sign | 0x7c00
+        } else {
+            match parts(x) {
+                Parts::Zero(_) => sign,
+                Parts::Num(n, m, e) => round_format(n, m, e, false, rnd, 11, 15) as u32,
+            }
+        }
+    }
+
+    /// Rounds `m * 2^e` (plus `sticky`) to the binary format of precision `p`
+    /// (hidden bit included) and largest exponent `emax`; returns its bits.
+    fn round_format(neg: bool, m: u128, e: i32, sticky: bool, rnd: Rnd, p: i32, emax: i32) -> u64 {
+        #[allow(non_snake_case)]
+        let P = p;
+        let ebits = (emax + 1).trailing_zeros() as i32 + 1;
         let len = 128 - m.leading_zeros() as i32;
-        let mut q = (e + len - P).max(-1074);
+        let mut q = (e + len - P).max(2 - emax - P);
         let sh = q - e;
         let (mut v, half, rest) = if sh <= 0 {
             (m << -sh, false, sticky)
@@ -424,22 +453,23 @@ mod exact {
             v >>= 1;
             q += 1;
         }
-        let sign = if neg { 1u64 << 63 } else { 0 };
-        if v >> (P - 1) != 0 && q + P - 1 > 1023 {
+        let sign = if neg { 1u64 << (P - 1 + ebits) } else { 0 };
+        if v >> (P - 1) != 0 && q + P - 1 > emax {
             let inf = match rnd {
                 Rnd::Rn => true,
                 Rnd::Rz => false,
                 Rnd::Rm => neg,
                 Rnd::Rp => !neg,
             };
-            return f64::from_bits(sign | if inf { 0x7ff0_0000_0000_0000 } else { 0x7fef_ffff_ffff_ffff });
+            let inf_bits = ((1u64 << ebits) - 1) << (P - 1);
+            return sign | if inf { inf_bits } else { inf_bits - 1 };
         }
         let bits = if v >> (P - 1) == 0 {
             v as u64 // subnormal
         } else {
-            ((q + P - 1 + 1023) as u64) << 52 | (v as u64 & ((1u64 << 52) - 1))
+            ((q + P - 1 + emax) as u64) << (P - 1) | (v as u64 & ((1u64 << (P - 1)) - 1))
         };
-        f64::from_bits(sign | bits)
+        sign | bits
     }
 }
 
@@ -546,6 +576,22 @@ mod tests {
         assert_eq!(dfma(tiny, tiny, 1.0, Rnd::Rp), 1.0f64.to_bits() + 1);
         assert_eq!(dfma(-tiny, tiny, 1.0, Rnd::Rz), 1.0f64.to_bits() - 1);
         assert_eq!(dfma(tiny, 0.5, -0.5, Rnd::Rm), (-0.5f64).to_bits());
+    }
+
+    #[test]
+    fn halves() {
+        assert_eq!(to_half(1.0, Rnd::Rn), 0x3c00);
+        assert_eq!(to_half(-2.0, Rnd::Rn), 0xc000);
+        assert_eq!(to_half(65504.0, Rnd::Rn), 0x7bff);
+        assert_eq!(to_half(65520.0, Rnd::Rn), 0x7c00); // the tie rounds to infinity
+        assert_eq!(to_half(65520.0, Rnd::Rz), 0x7bff);
+        assert_eq!(to_half(2f64.powi(-24), Rnd::Rn), 0x0001);
+        assert_eq!(to_half(2f64.powi(-25), Rnd::Rn), 0x0000); // tie to even
+        assert_eq!(to_half(2f64.powi(-25), Rnd::Rp), 0x0001);
+        assert_eq!(to_half(-0.0, Rnd::Rn), 0x8000);
+        assert_eq!(to_half(1.0 + 2f64.powi(-11), Rnd::Rn), 0x3c00);
+        assert_eq!(to_half(1.0 + 2f64.powi(-11), Rnd::Rp), 0x3c01);
+        assert_eq!(to_half(f64::NEG_INFINITY, Rnd::Rz), 0xfc00);
     }
 
     #[test]

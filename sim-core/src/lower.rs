@@ -616,6 +616,8 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             .ok_or("atomic without an operation")?;
             let ty = if m("F32") {
                 AtomType::F32
+            } else if m("S64") {
+                AtomType::S64
             } else if m("64") || m("U64") {
                 AtomType::U64
             } else if m("S32") {
@@ -624,7 +626,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 AtomType::U32
             };
             if (ty == AtomType::F32 && aop != AtomOp::Add)
-                || (ty == AtomType::U64 && matches!(aop, AtomOp::Inc | AtomOp::Dec))
+                || (matches!(ty, AtomType::U64 | AtomType::S64) && matches!(aop, AtomOp::Inc | AtomOp::Dec))
             {
                 return Err(format!("{mn} {aop:?} on {ty:?} is not modelled"));
             }
@@ -943,6 +945,12 @@ mod tests {
         assert!(o.cc);
         let o = low("IMNMX.U32.XLO R6, R2, R4, PT;");
         assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: true, xhi: false }));
+    }
+
+    #[test]
+    fn signed_64_bit_atomics() {
+        let o = low("ATOM.E.MIN.S64 R2, [R6], R2;");
+        assert!(matches!(o.kind, Kind::Atom { op: AtomOp::Min, ty: AtomType::S64, .. }));
     }
 
     #[test]

@@ -147,6 +147,8 @@ pub enum AtomType {
     U32,
     S32,
     U64,
+    /// Signed 64-bit (`ATOM.E.MIN.S64`): only min and max differ from `U64`.
+    S64,
     F32,
 }
 

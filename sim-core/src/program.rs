@@ -189,7 +189,7 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
             let n = (dt.bits().max(st.bits()) / 32).max(1);
             (n, n)
         }
-        Kind::Atom { ty: crate::op::AtomType::U64, .. } => (2, 2),
+        Kind::Atom { ty: crate::op::AtomType::U64 | crate::op::AtomType::S64, .. } => (2, 2),
         _ => (1, 1),
     };
     let check = |r: u8, n: u32, what: &str| -> Result<(), String> {
@@ -220,6 +220,8 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
             Kind::Ld { w, .. } | Kind::Ldc { w } => w.regs(),
             Kind::St { .. } => 1,
             Kind::F2F { dt, .. } | Kind::F2I { dt, .. } | Kind::I2F { dt, .. } => (dt.bits() / 32).max(1),
+            // DSET writes a 32-bit mask or 1.0f; only its sources are doubles.
+            Kind::DSet { .. } => 1,
             _ => wide_regs,
         };
         check(op.d0, n, "destination")?;
@@ -230,7 +232,7 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
             Kind::St { w, .. } if i == 1 => w.regs(),
             Kind::F2F { st, .. } | Kind::F2I { st, .. } | Kind::I2F { st, .. } => (st.bits() / 32).max(1),
             Kind::DAdd { .. } | Kind::DMul { .. } | Kind::DFma { .. } | Kind::DMnMx | Kind::DSetP { .. } | Kind::DSet { .. } if i < 3 => 2,
-            Kind::Atom { ty: crate::op::AtomType::U64, .. } if i > 0 => 2,
+            Kind::Atom { ty: crate::op::AtomType::U64 | crate::op::AtomType::S64, .. } if i > 0 => 2,
             _ => 1,
         };
         let _ = align;

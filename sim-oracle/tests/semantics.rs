@@ -408,6 +408,14 @@ enum Dom {
     PosF32,
     /// Divisors for div.approx: |b| in [2^-100, 2^100].
     DivF32,
+    /// Half-precision bit patterns (in the low 16 bits).
+    F16,
+    /// 0 or 1, by warp: all ones, all zeros, mixed, all but one (vote).
+    Coin,
+    /// Lane offsets and indices for shfl.
+    Lane,
+    /// shfl's clamp and segment mask operand.
+    ShflC,
 }
 
 const F32_SPECIAL: &[u32] = &[
@@ -527,6 +535,10 @@ impl Dom {
                 .map(|x| x.to_bits() as u64)
                 .chain([0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x0000_0001, 0x8000_0001])
                 .collect(),
+            Dom::F16 => vec![0, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xffff, 0x3555],
+            Dom::Coin => vec![0, 1],
+            Dom::Lane => vec![0, 1, 2, 4, 8, 16, 31, 32, 33, 0xffff_ffff],
+            Dom::ShflC => vec![0x1f, 0, 0x0f, 0x1c1f, 0x181f, 0x1f1f, 0x101f, 0x1e07],
             Dom::DivF32 => [1.0f32, -1.0, 3.0, 0.1, 7.0e-30, -3.0e29, 1.0e-30, 2.0e30]
                 .iter()
                 .map(|x| x.to_bits() as u64)
@@ -676,6 +688,17 @@ impl Dom {
                 1 => ((rng.unit() * 4.0) as f32).to_bits() as u64,
                 _ => ((rng.next() as u32) & 0x007f_ffff | (100 + rng.below(56) as u32) << 23) as u64,
             },
+            Dom::F16 => rng.next() & 0xffff,
+            Dom::Coin => rng.below(2),
+            Dom::Lane => match rng.below(4) {
+                0 => rng.next() as u32 as u64,
+                _ => rng.below(40),
+            },
+            Dom::ShflC => {
+                // A clamp in bits 4..0 and a segment mask in bits 12..8.
+                let seg = [0u64, 0x10, 0x18, 0x1c, 0x1e, 0x1f][rng.below(6) as usize];
+                seg << 8 | rng.below(32) | if rng.below(4) == 0 { rng.next() as u32 as u64 & 0xffff_e0e0 } else { 0 }
+            }
             Dom::DivF32 => {
                 let e = 27 + rng.below(200) as u32;
                 ((rng.next() as u32) & 0x807f_ffff | e << 23) as u64
@@ -711,7 +734,16 @@ fn inputs(doms: &[Dom], seed: u64) -> Vec<[u64; 3]> {
             } else {
                 d.random(&mut rng, &row[..k])
             };
-            row[k] = v;
+            row[k] = if *d == Dom::Coin {
+                match (i / 32) % 4 {
+                    0 => 1,
+                    1 => 0,
+                    2 => v,
+                    _ => (i % 32 != 7) as u64,
+                }
+            } else {
+                v
+            };
         }
         rows.push(row);
     }
@@ -753,13 +785,17 @@ enum Check {
     /// the payload).
     F32,
     F64,
+    /// A half in the low 16 bits (the rest zero); any NaN matches any NaN.
+    F16,
     /// The reference gives the exact value as an f64; the result must be within
     /// `ulps` units in the last place of it (in f32), or within `abs` of it,
     /// or within `rel` of it relatively, whichever is largest.
     Approx { ulps: f64, abs: f64, rel: f64 },
 }
 
-type Reference = Box<dyn Fn(u64, u64, u64) -> Option<u64>>;
+/// The expected result of row `i`, given every row (a few instructions, such as
+/// `shfl` and `vote`, read other lanes of the warp).
+type Reference = Box<dyn Fn(&[[u64; 3]], usize) -> Option<u64>>;
 
 struct Variant {
     name: String,
@@ -778,6 +814,19 @@ fn var(
     body: &str,
     check: Check,
     reference: impl Fn(u64, u64, u64) -> Option<u64> + 'static,
+) {
+    wvar(v, name, ins, out, body, check, move |rows, i| reference(rows[i][0], rows[i][1], rows[i][2]));
+}
+
+/// A variant whose reference sees the whole warp.
+fn wvar(
+    v: &mut Vec<Variant>,
+    name: &str,
+    ins: &[(W, Dom)],
+    out: W,
+    body: &str,
+    check: Check,
+    reference: impl Fn(&[[u64; 3]], usize) -> Option<u64> + 'static,
 ) {
     v.push(Variant {
         name: name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect(),
@@ -1605,7 +1654,348 @@ fn variants() -> Vec<Variant> {
     integer_variants(&mut v);
     float_variants(&mut v);
     conversion_variants(&mut v);
+    operand_form_variants(&mut v);
+    memory_variants(&mut v);
+    warp_variants(&mut v);
     v
+}
+
+/// Immediates, constant operands and folded operand modifiers: the same
+/// operations through the SASS forms ptxas picks for them (`FADD32I`, `IMUL32I`,
+/// `LOP32I`, `FFMA -c`, `FADD |a|`, double immediates, predicated execution).
+fn operand_form_variants(v: &mut Vec<Variant>) {
+    let f32b = |x: u64| sf::unpack(x, F32);
+    let f64b = |x: u64| sf::unpack(x, F64);
+    let k32 = |x: f32| sf::unpack(x.to_bits() as u64, F32);
+    let k64 = |x: f64| sf::unpack(x.to_bits(), F64);
+    var(v, "add.rn.f32 imm20", &[F32_], W::B32, "add.rn.f32 %d, %a, 0f3FC00000;", Check::F32, move |a, _, _| Some(sf::add(f32b(a), k32(1.5), F32, Rnd::N)));
+    var(v, "add.rz.f32 imm32", &[F32_], W::B32, "add.rz.f32 %d, %a, 0f3F8CCCCD;", Check::F32, move |a, _, _| {
+        Some(sf::add(f32b(a), sf::unpack(0x3f8c_cccd, F32), F32, Rnd::Z))
+    });
+    var(v, "mul.rn.f32 imm32", &[F32_], W::B32, "mul.rn.f32 %d, %a, 0fC0490FDB;", Check::F32, move |a, _, _| {
+        Some(sf::mul(f32b(a), sf::unpack(0xc049_0fdb, F32), F32, Rnd::N))
+    });
+    var(v, "mul.rm.f32 imm20", &[F32_], W::B32, "mul.rm.f32 %d, %a, 0f41200000;", Check::F32, move |a, _, _| Some(sf::mul(f32b(a), k32(10.0), F32, Rnd::M)));
+    var(v, "fma.rn.f32 imm b", &[F32_, F32_], W::B32, "fma.rn.f32 %d, %a, 0f40490FDB, %b;", Check::F32, move |a, b, _| {
+        Some(sf::fma(f32b(a), sf::unpack(0x4049_0fdb, F32), f32b(b), F32, Rnd::N))
+    });
+    var(v, "fma.rn.f32 imm c", &[F32_, F32_], W::B32, "fma.rn.f32 %d, %a, %b, 0f3DCCCCCD;", Check::F32, move |a, b, _| {
+        Some(sf::fma(f32b(a), f32b(b), sf::unpack(0x3dcc_cccd, F32), F32, Rnd::N))
+    });
+    var(v, "max.f32 relu", &[F32_], W::B32, "max.f32 %d, %a, 0f00000000;", Check::Exact, |a, _, _| {
+        Some(if F32.is_nan(a) { 0 } else if a >> 31 == 1 { 0 } else { a })
+    });
+    var(v, "add.rn.f64 imm20", &[F64_], W::B64, "add.rn.f64 %d, %a, 0d3FF8000000000000;", Check::F64, move |a, _, _| Some(sf::add(f64b(a), k64(1.5), F64, Rnd::N)));
+    var(v, "add.rp.f64 imm64", &[F64_], W::B64, "add.rp.f64 %d, %a, 0d3FB999999999999A;", Check::F64, move |a, _, _| Some(sf::add(f64b(a), k64(0.1), F64, Rnd::P)));
+    var(v, "mul.rn.f64 imm64", &[F64_], W::B64, "mul.rn.f64 %d, %a, 0dC00921FB54442D18;", Check::F64, move |a, _, _| {
+        Some(sf::mul(f64b(a), k64(-std::f64::consts::PI), F64, Rnd::N))
+    });
+    var(v, "fma.rz.f64 imm", &[F64_, F64_], W::B64, "fma.rz.f64 %d, %a, 0d3FE0000000000000, %b;", Check::F64, move |a, b, _| {
+        Some(sf::fma(f64b(a), k64(0.5), f64b(b), F64, Rnd::Z))
+    });
+    // Folded negation and absolute value.
+    var(v, "add -b f32", &[F32_, F32_], W::B32, "neg.f32 %t1, %b; add.rp.f32 %d, %a, %t1;", Check::F32, move |a, b, _| {
+        Some(sf::add(f32b(a), sf::neg(f32b(b)), F32, Rnd::P))
+    });
+    var(v, "add |a| |b| f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; abs.f32 %t2, %b; add.rn.f32 %d, %t1, %t2;", Check::F32, move |a, b, _| {
+        Some(sf::add(f32b(a & 0x7fff_ffff), f32b(b & 0x7fff_ffff), F32, Rnd::N))
+    });
+    var(v, "mul -|a| b f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; neg.f32 %t1, %t1; mul.rz.f32 %d, %t1, %b;", Check::F32, move |a, b, _| {
+        Some(sf::mul(f32b(a | 0x8000_0000), f32b(b), F32, Rnd::Z))
+    });
+    var(v, "fma -a b -c f32", &[F32_, F32_, F32_], W::B32, "neg.f32 %t1, %a; neg.f32 %t2, %c; fma.rm.f32 %d, %t1, %b, %t2;", Check::F32,
+        move |a, b, c| Some(sf::fma(sf::neg(f32b(a)), f32b(b), sf::neg(f32b(c)), F32, Rnd::M)));
+    var(v, "setp.lt |a| b f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; setp.lt.f32 %p1, %t1, %b; selp.u32 %d, 1, 0, %p1;", Check::Exact,
+        |a, b_, _| flag(fcmp(a & 0x7fff_ffff, b_, F32, false) == Some(std::cmp::Ordering::Less)));
+    var(v, "fma a -b c f64", &[F64_, F64_, F64_], W::B64, "neg.f64 %u1, %b; fma.rp.f64 %d, %a, %u1, %c;", Check::F64, move |a, b, c| {
+        Some(sf::fma(f64b(a), sf::neg(f64b(b)), f64b(c), F64, Rnd::P))
+    });
+    var(v, "add |a| -b f64", &[F64_, F64_], W::B64, "abs.f64 %u1, %a; neg.f64 %u2, %b; add.rn.f64 %d, %u1, %u2;", Check::F64, move |a, b, _| {
+        Some(sf::add(f64b(a & !(1 << 63)), sf::neg(f64b(b)), F64, Rnd::N))
+    });
+    // Integer immediates.
+    var(v, "add.s32 imm", &[I32], W::B32, "add.s32 %d, %a, -12345;", Check::Exact, |a, _, _| some32((a as u32).wrapping_sub(12345)));
+    var(v, "mul.lo.s32 imm", &[I32], W::B32, "mul.lo.s32 %d, %a, -7;", Check::Exact, |a, _, _| some32(s32(a).wrapping_mul(-7) as u32));
+    var(v, "mul.lo.u32 imm32", &[I32], W::B32, "mul.lo.u32 %d, %a, 0x12345679;", Check::Exact, |a, _, _| some32((a as u32).wrapping_mul(0x1234_5679)));
+    var(v, "mul.hi.u32 imm", &[I32], W::B32, "mul.hi.u32 %d, %a, 0xAAAAAAAB;", Check::Exact, |a, _, _| some32(((a * 0xaaaa_aaab) >> 32) as u32));
+    var(v, "mad.lo.s32 imm", &[I32, I32], W::B32, "mad.lo.s32 %d, %a, 100000, %b;", Check::Exact, |a, b, _| {
+        some32(s32(a).wrapping_mul(100_000).wrapping_add(s32(b)) as u32)
+    });
+    var(v, "and.b32 imm", &[I32], W::B32, "and.b32 %d, %a, 0xF0F0F0F1;", Check::Exact, |a, _, _| Some(a & 0xf0f0_f0f1));
+    var(v, "xor.b32 imm", &[I32], W::B32, "xor.b32 %d, %a, 0x80000000;", Check::Exact, |a, _, _| Some(a ^ 0x8000_0000));
+    var(v, "shl.b32 imm", &[I32], W::B32, "shl.b32 %d, %a, 5;", Check::Exact, |a, _, _| some32((a as u32) << 5));
+    var(v, "shr.s32 imm", &[I32], W::B32, "shr.s32 %d, %a, 31;", Check::Exact, |a, _, _| some32((s32(a) >> 31) as u32));
+    var(v, "shr.u32 imm", &[I32], W::B32, "shr.u32 %d, %a, 17;", Check::Exact, |a, _, _| some32((a as u32) >> 17));
+    var(v, "min.s32 imm", &[I32], W::B32, "min.s32 %d, %a, 1000;", Check::Exact, |a, _, _| some32(s32(a).min(1000) as u32));
+    var(v, "max.u32 imm", &[I32], W::B32, "max.u32 %d, %a, 0xFFFFF000;", Check::Exact, |a, _, _| Some(a.max(0xffff_f000)));
+    var(v, "setp.lt.s32 imm", &[I32], W::B32, "setp.lt.s32 %p1, %a, -100; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(s32(a) < -100));
+    var(v, "setp.gt.u32 imm", &[I32], W::B32, "setp.gt.u32 %p1, %a, 0xFFFFF000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a > 0xffff_f000));
+    var(v, "setp.ge.f32 imm", &[F32_], W::B32, "setp.ge.f32 %p1, %a, 0f3F800000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| {
+        flag(matches!(fcmp(a, 0x3f80_0000, F32, false), Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)))
+    });
+    var(v, "prmt.b32 imm", &[I32, I32], W::B32, "prmt.b32 %d, %a, %b, 0x7531;", Check::Exact, |a, b, _| {
+        let bytes = (b << 32 | a).to_le_bytes();
+        some32(u32::from_le_bytes([bytes[1], bytes[3], bytes[5], bytes[7]]))
+    });
+    var(v, "prmt.b32 imm sign", &[I32, I32], W::B32, "prmt.b32 %d, %a, %b, 0x8880;", Check::Exact, |a, _, _| {
+        let x = a as u8;
+        some32(x as u32 | if x & 0x80 != 0 { 0xffff_ff00 } else { 0 })
+    });
+    var(v, "bfe.s32 imm", &[I32], W::B32, "bfe.s32 %d, %a, 5, 12;", Check::Exact, |a, _, _| some32(((s32(a) << 15) >> 20) as u32));
+    var(v, "bfi.b32 imm", &[I32, I32], W::B32, "bfi.b32 %d, %a, %b, 8, 12;", Check::Exact, |a, b, _| {
+        some32((b as u32 & !0x000f_ff00) | ((a as u32) << 8 & 0x000f_ff00))
+    });
+    var(v, "selp.b32 imm", &[I32, I32], W::B32, "setp.ne.u32 %p1, %b, 0; selp.b32 %d, %a, 7, %p1;", Check::Exact, |a, b, _| Some(if b != 0 { a } else { 7 }));
+    var(v, "shf.l.wrap imm", &[I32, I32], W::B32, "shf.l.wrap.b32 %d, %a, %b, 7;", Check::Exact, |a, b, _| some32(((b << 32 | a) << 7 >> 32) as u32));
+    var(v, "shf.r.clamp imm", &[I32, I32], W::B32, "shf.r.clamp.b32 %d, %a, %b, 40;", Check::Exact, |_, b, _| Some(b));
+    // 64-bit immediates (split into carry chains by ptxas).
+    var(v, "add.s64 imm", &[I64], W::B64, "add.s64 %d, %a, 0x123456789;", Check::Exact, |a, _, _| Some(a.wrapping_add(0x1_2345_6789)));
+    var(v, "add.s64 -1", &[I64], W::B64, "add.s64 %d, %a, -1;", Check::Exact, |a, _, _| Some(a.wrapping_sub(1)));
+    var(v, "sub.s64 imm", &[I64], W::B64, "sub.s64 %d, %a, 0x80000000;", Check::Exact, |a, _, _| Some(a.wrapping_sub(0x8000_0000)));
+    var(v, "mul.lo.s64 imm", &[I64], W::B64, "mul.lo.s64 %d, %a, 0x10001;", Check::Exact, |a, _, _| Some(a.wrapping_mul(0x10001)));
+    var(v, "mul.lo.s64 imm64", &[I64], W::B64, "mul.lo.s64 %d, %a, -3000000000;", Check::Exact, |a, _, _| Some(a.wrapping_mul(-3_000_000_000i64 as u64)));
+    var(v, "and.b64 imm", &[I64], W::B64, "and.b64 %d, %a, 0xFF00FF00FF00FF00;", Check::Exact, |a, _, _| Some(a & 0xff00_ff00_ff00_ff00));
+    var(v, "setp.lt.s64 imm", &[I64], W::B32, "setp.lt.s64 %p1, %a, 0x100000000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag((a as i64) < 0x1_0000_0000));
+    var(v, "setp.ge.u64 imm", &[I64], W::B32, "setp.ge.u64 %p1, %a, 0xFFFFFFFF; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a >= 0xffff_ffff));
+    var(v, "setp.eq.s64 imm", &[I64], W::B32, "setp.eq.s64 %p1, %a, -1; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a == u64::MAX));
+    var(v, "shl.b64 imm", &[I64], W::B64, "shl.b64 %d, %a, 40;", Check::Exact, |a, _, _| Some(a << 40));
+    var(v, "shr.u64 imm", &[I64], W::B64, "shr.u64 %d, %a, 33;", Check::Exact, |a, _, _| Some(a >> 33));
+    var(v, "shr.s64 imm", &[I64], W::B64, "shr.s64 %d, %a, 1;", Check::Exact, |a, _, _| Some(((a as i64) >> 1) as u64));
+    var(v, "max.s64", &[I64, I64], W::B64, "max.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some((a as i64).max(b as i64) as u64));
+    var(v, "min.u64", &[I64, I64], W::B64, "min.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.min(b)));
+    var(v, "add.cc.u64 carry", &[I64, I64], W::B32, "add.cc.u64 %u1, %a, %b; addc.u32 %d, 0, 0;", Check::Exact, |a, b, _| {
+        Some(a.overflowing_add(b).1 as u64)
+    });
+    var(v, "div.s64", &[I64, (W::B64, Dom::NzI64)], W::B64, "div.s64 %d, %a, %b;", Check::Exact, |a, b, _| {
+        (a as i64).checked_div(b as i64).map(|q| q as u64)
+    });
+    var(v, "rem.u64", &[I64, (W::B64, Dom::NzI64)], W::B64, "rem.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a % b));
+    var(v, "div.s32 imm", &[I32], W::B32, "div.s32 %d, %a, -7;", Check::Exact, |a, _, _| some32((s32(a) / -7) as u32));
+    var(v, "rem.u32 imm", &[I32], W::B32, "rem.u32 %d, %a, 1000;", Check::Exact, |a, _, _| Some(a % 1000));
+    // Predicated execution.
+    var(v, "predicated add/sub", &[I32, I32, I32], W::B32,
+        "setp.lt.s32 %p1, %c, 0; @%p1 add.s32 %d, %a, %b; @!%p1 sub.s32 %d, %a, %b;", Check::Exact, |a, b, c| {
+            some32(if s32(c) < 0 { (a as u32).wrapping_add(b as u32) } else { (a as u32).wrapping_sub(b as u32) })
+        });
+    var(v, "predicated fma/mul", &[F32_, F32_, I32], W::B32,
+        "setp.ne.u32 %p1, %c, 0; mov.b32 %d, %a; @%p1 mul.rn.f32 %d, %a, %b; @!%p1 add.rz.f32 %d, %d, %b;", Check::F32, move |a, b, c| {
+            Some(if c != 0 { sf::mul(f32b(a), f32b(b), F32, Rnd::N) } else { sf::add(f32b(a), f32b(b), F32, Rnd::Z) })
+        });
+    var(v, "and/xor/not.pred", &[I32, I32, I32], W::B32,
+        "setp.ne.u32 %p1, %a, 0; setp.lt.s32 %p2, %b, %c; xor.pred %p3, %p1, %p2; not.pred %p4, %p1; and.pred %p4, %p4, %p2; selp.u32 %t1, 1, 0, %p3; selp.u32 %t2, 2, 0, %p4; or.b32 %d, %t1, %t2;",
+        Check::Exact, |a, b, c| {
+            let (p1, p2) = (a != 0, s32(b) < s32(c));
+            some32((p1 ^ p2) as u32 | ((!p1 && p2) as u32) << 1)
+        });
+    // mul24/mad24: 24-bit operands, 48-bit product; .hi is bits 47..16.
+    let s24 = |x: u64| ((x as u32) << 8) as i32 as i64 >> 8;
+    let u24 = |x: u64| (x & 0xff_ffff) as i64;
+    var(v, "mul24.lo.s32", &[I32, I32], W::B32, "mul24.lo.s32 %d, %a, %b;", Check::Exact, move |a, b, _| some32((s24(a) * s24(b)) as u32));
+    var(v, "mul24.lo.u32", &[I32, I32], W::B32, "mul24.lo.u32 %d, %a, %b;", Check::Exact, move |a, b, _| some32((u24(a) * u24(b)) as u32));
+    var(v, "mul24.hi.s32", &[I32, I32], W::B32, "mul24.hi.s32 %d, %a, %b;", Check::Exact, move |a, b, _| some32(((s24(a) * s24(b)) >> 16) as u32));
+    var(v, "mul24.hi.u32", &[I32, I32], W::B32, "mul24.hi.u32 %d, %a, %b;", Check::Exact, move |a, b, _| some32(((u24(a) * u24(b)) >> 16) as u32));
+    var(v, "mad24.lo.s32", &[I32, I32, I32], W::B32, "mad24.lo.s32 %d, %a, %b, %c;", Check::Exact, move |a, b, c| {
+        some32(((s24(a) * s24(b)) as u32).wrapping_add(c as u32))
+    });
+    // Half precision conversions.
+    const F16: Fmt = Fmt { p: 11, emax: 15, bits: 16 };
+    for (rn, r) in RNDS {
+        var(v, &format!("cvt.{rn}.f16.f32"), &[F32_], W::B32, &format!("cvt.{rn}.f16.f32 %d, %a;"), Check::F16, move |a, _, _| {
+            Some(sf::conv(sf::unpack(a, F32), F16, r))
+        });
+    }
+    var(v, "cvt.rn.f16.f64", &[F64_], W::B32, "cvt.rn.f16.f64 %d, %a;", Check::F16, |a, _, _| Some(sf::conv(sf::unpack(a, F64), F16, Rnd::N)));
+    var(v, "cvt.f32.f16", &[(W::B32, Dom::F16)], W::B32, "cvt.f32.f16 %d, %a;", Check::F32, |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F32, Rnd::N)));
+    var(v, "cvt.f64.f16", &[(W::B32, Dom::F16)], W::B64, "cvt.f64.f16 %d, %a;", Check::F64, |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F64, Rnd::N)));
+    var(v, "cvt.rzi.s32.f16", &[(W::B32, Dom::F16)], W::B32, "cvt.rzi.s32.f16 %d, %a;", Check::Exact, |a, _, _| {
+        let x = a & 0xffff;
+        if F16.is_nan(x) {
+            return Some(0);
+        }
+        let f = f32::from_bits(sf::conv(sf::unpack(x, F16), F32, Rnd::N) as u32) as f64;
+        Some(f.trunc().clamp(i32::MIN as f64, i32::MAX as f64) as i32 as u32 as u64)
+    });
+    var(v, "cvt.rn.f16.s32", &[I32], W::B32, "cvt.rn.f16.s32 %d, %a;", Check::F16, |a, _, _| Some(sf::conv(sf::int(s32(a) as i128), F16, Rnd::N)));
+    // Directed division, square root and reciprocal (slow paths with directed FFMA/DFMA).
+    for (rn, r) in RNDS.into_iter().skip(1) {
+        var(v, &format!("div.{rn}.f32 x"), &[F32_, F32_], W::B32, &format!("div.{rn}.f32 %d, %a, %b;"), Check::F32, move |a, b, _| {
+            Some(sf::div(f32b(a), f32b(b), F32, r))
+        });
+        var(v, &format!("div.{rn}.f64"), &[F64_, F64_], W::B64, &format!("div.{rn}.f64 %d, %a, %b;"), Check::F64, move |a, b, _| {
+            Some(sf::div(f64b(a), f64b(b), F64, r))
+        });
+        var(v, &format!("sqrt.{rn}.f32"), &[(W::B32, Dom::PosF32)], W::B32, &format!("sqrt.{rn}.f32 %d, %a;"), Check::F32, move |a, _, _| {
+            Some(sf::sqrt(f32b(a), F32, r))
+        });
+        var(v, &format!("sqrt.{rn}.f64"), &[F64_], W::B64, &format!("sqrt.{rn}.f64 %d, %a;"), Check::F64, move |a, _, _| Some(sf::sqrt(f64b(a), F64, r)));
+        var(v, &format!("rcp.{rn}.f32"), &[F32_], W::B32, &format!("rcp.{rn}.f32 %d, %a;"), Check::F32, move |a, _, _| {
+            Some(sf::div(Val::Fin(false, 1, 0), f32b(a), F32, r))
+        });
+        var(v, &format!("rcp.{rn}.f64"), &[F64_], W::B64, &format!("rcp.{rn}.f64 %d, %a;"), Check::F64, move |a, _, _| {
+            Some(sf::div(Val::Fin(false, 1, 0), f64b(a), F64, r))
+        });
+    }
+    var(v, "sqrt.rn.ftz.f32", &[(W::B32, Dom::PosF32)], W::B32, "sqrt.rn.ftz.f32 %d, %a;", Check::F32, |a, _, _| {
+        Some(F32.flush(sf::sqrt(sf::un(a, F32, true), F32, Rnd::N)))
+    });
+    var(v, "rcp.rn.ftz.f32", &[F32_], W::B32, "rcp.rn.ftz.f32 %d, %a;", Check::F32, |a, _, _| {
+        Some(F32.flush(sf::div(Val::Fin(false, 1, 0), sf::un(a, F32, true), F32, Rnd::N)))
+    });
+    var(v, "div.rn.f32 by imm", &[F32_], W::B32, "div.rn.f32 %d, %a, 0f40400000;", Check::F32, move |a, _, _| Some(sf::div(f32b(a), k32(3.0), F32, Rnd::N)));
+}
+
+/// Loads and stores of every width, global, local and shared, and atomics on
+/// each thread's own word (so the results do not depend on thread order).
+fn memory_variants(v: &mut Vec<Variant>) {
+    let byte_addr = "cvt.u64.u32 %u1, %t1; add.u64 %u2, %rd0, %u1;";
+    let sel = (W::B32, Dom::I32);
+    var(v, "ld.global.s8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"), Check::Exact, |a, b, _| {
+        some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32)
+    });
+    var(v, "ld.global.u8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.u8 %d, [%u2];"), Check::Exact, |a, b, _| {
+        Some((a >> (8 * (b & 3))) & 0xff)
+    });
+    var(v, "ld.global.s16", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.s16 %d, [%u2];"), Check::Exact, |a, b, _| {
+        some32((a >> (8 * (b & 2))) as u16 as i16 as i32 as u32)
+    });
+    var(v, "ld.global.nc.s8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.nc.s8 %d, [%u2];"), Check::Exact,
+        |a, b, _| some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32));
+    var(v, "ld.global.nc.u16", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.nc.u16 %d, [%u2];"), Check::Exact,
+        |a, b, _| Some((a >> (8 * (b & 2))) & 0xffff));
+    var(v, "ld.global.s8 to s64", &[I32, sel], W::B64, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"), Check::Exact,
+        |a, b, _| Some((a >> (8 * (b & 3))) as u8 as i8 as i64 as u64));
+    var(v, "st.global.u8", &[I32, sel, I32], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} st.global.u8 [%u2], %c; ld.global.u32 %d, [%rd0];"),
+        Check::Exact, |a, b, c| {
+            let sh = 8 * (b & 3);
+            Some(a & !(0xff << sh) | (c & 0xff) << sh)
+        });
+    var(v, "st.global.u16", &[I32, sel, I32], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} st.global.u16 [%u2], %c; ld.global.u32 %d, [%rd0];"),
+        Check::Exact, |a, b, c| {
+            let sh = 8 * (b & 2);
+            Some(a & !(0xffff << sh) | (c & 0xffff) << sh)
+        });
+    var(v, "ld.local.u8", &[I32, I32, sel], W::B32,
+        "st.local.u32 [lmem], %a; st.local.u32 [lmem+4], %b; and.b32 %t1, %c, 7; cvt.u64.u32 %u1, %t1; mov.u64 %u2, lmem; add.u64 %u2, %u2, %u1; ld.local.s8 %d, [%u2];",
+        Check::Exact, |a, b, c| some32(((b << 32 | a) >> (8 * (c & 7))) as u8 as i8 as i32 as u32));
+    var(v, "st.local.u16", &[I32, I32, sel], W::B32,
+        "st.local.u32 [lmem], %a; and.b32 %t1, %c, 2; cvt.u64.u32 %u1, %t1; mov.u64 %u2, lmem; add.u64 %u2, %u2, %u1; st.local.u16 [%u2], %b; ld.local.u32 %d, [lmem];",
+        Check::Exact, |a, b, c| {
+            let sh = 8 * (c & 2);
+            Some(a & !(0xffff << sh) | (b & 0xffff) << sh)
+        });
+    let smem = "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
+    wvar(v, "st/ld.shared neighbour", &[I32], W::B32, &format!("{smem} st.shared.u32 [%t8], %a; bar.sync 0; xor.b32 %t7, %t9, 8; mov.u32 %t6, smem; add.u32 %t6, %t6, %t7; ld.shared.u32 %d, [%t6];"),
+        Check::Exact, |rows, i| Some(rows[i ^ 1][0]));
+    var(v, "ld.shared.s16", &[I32, sel], W::B32, &format!("{smem} st.shared.u32 [%t8], %a; and.b32 %t1, %b, 2; add.u32 %t7, %t8, %t1; ld.shared.s16 %d, [%t7];"),
+        Check::Exact, |a, b, _| some32((a >> (8 * (b & 2))) as u16 as i16 as i32 as u32));
+    var(v, "st.shared.u8", &[I32, sel, I32], W::B32, &format!("{smem} st.shared.u32 [%t8], %a; and.b32 %t1, %b, 3; add.u32 %t7, %t8, %t1; st.shared.u8 [%t7], %c; ld.shared.u32 %d, [%t8];"),
+        Check::Exact, |a, b, c| {
+            let sh = 8 * (b & 3);
+            Some(a & !(0xff << sh) | (c & 0xff) << sh)
+        });
+    var(v, "st/ld.shared.v2", &[I32, I32], W::B32, &format!("{smem} st.shared.v2.u32 [%t8], {{%a, %b}}; ld.shared.v2.u32 {{%t1, %t2}}, [%t8]; sub.s32 %d, %t1, %t2;"),
+        Check::Exact, |a, b, _| some32((a as u32).wrapping_sub(b as u32)));
+    // Atomics on the thread's own word: {old, new} in one 64-bit result.
+    let atoms: [(&str, fn(u32, u32, u32) -> u32); 11] = [
+        ("add.u32", |o, b, _| o.wrapping_add(b)),
+        ("min.s32", |o, b, _| (o as i32).min(b as i32) as u32),
+        ("max.s32", |o, b, _| (o as i32).max(b as i32) as u32),
+        ("min.u32", |o, b, _| o.min(b)),
+        ("max.u32", |o, b, _| o.max(b)),
+        ("inc.u32", |o, b, _| if o >= b { 0 } else { o + 1 }),
+        ("dec.u32", |o, b, _| if o == 0 || o > b { b } else { o - 1 }),
+        ("and.b32", |o, b, _| o & b),
+        ("or.b32", |o, b, _| o | b),
+        ("xor.b32", |o, b, _| o ^ b),
+        ("exch.b32", |_, b, _| b),
+    ];
+    for (op, f) in atoms {
+        var(v, &format!("atom.global.{op}"), &[I32, I32], W::B64,
+            &format!("atom.global.{op} %t1, [%rd0], %b; ld.global.u32 %t2, [%rd0]; mov.b64 %d, {{%t1, %t2}};"), Check::Exact, move |a, b, _| {
+                Some((f(a as u32, b as u32, 0) as u64) << 32 | a)
+            });
+        var(v, &format!("atom.shared.{op}"), &[I32, I32], W::B64,
+            &format!("{smem} st.shared.u32 [%t8], %a; atom.shared.{op} %t1, [%t8], %b; ld.shared.u32 %t2, [%t8]; mov.b64 %d, {{%t1, %t2}};"),
+            Check::Exact, move |a, b, _| Some((f(a as u32, b as u32, 0) as u64) << 32 | a));
+    }
+    var(v, "atom.global.cas.b32", &[I32, I32, I32], W::B64,
+        "atom.global.cas.b32 %t1, [%rd0], %b, %c; ld.global.u32 %t2, [%rd0]; mov.b64 %d, {%t1, %t2};", Check::Exact, |a, b, c| {
+            Some((if a == b { c } else { a }) << 32 | a)
+        });
+    var(v, "atom.shared.cas.b32", &[I32, I32, I32], W::B64,
+        &format!("{smem} st.shared.u32 [%t8], %a; atom.shared.cas.b32 %t1, [%t8], %b, %c; ld.shared.u32 %t2, [%t8]; mov.b64 %d, {{%t1, %t2}};"),
+        Check::Exact, |a, b, c| Some((if a == b { c } else { a }) << 32 | a));
+    // atom.add.f32: round to nearest, subnormal inputs and results flushed (PTX ISA).
+    var(v, "atom.global.add.f32", &[F32_, F32_], W::B64,
+        "atom.global.add.f32 %t1, [%rd0], %b; ld.global.u32 %t2, [%rd0]; mov.b64 %d, {%t1, %t2};", Check::Exact, |a, b, _| {
+            let r = F32.flush(sf::add(sf::un(a, F32, true), sf::un(b, F32, true), F32, Rnd::N));
+            if F32.is_nan(r) {
+                return None; // payload unspecified
+            }
+            Some(r << 32 | a)
+        });
+    var(v, "red.global.add.u32", &[I32, I32], W::B32, "red.global.add.u32 [%rd0], %b; ld.global.u32 %d, [%rd0];", Check::Exact, |a, b, _| {
+        some32((a as u32).wrapping_add(b as u32))
+    });
+    for (op, f) in [
+        ("add.u64", (|o: u64, b: u64, _c: u64| o.wrapping_add(b)) as fn(u64, u64, u64) -> u64),
+        ("exch.b64", |_, b, _| b),
+        ("cas.b64", |o, b, c| if o == b { c } else { o }),
+        ("min.s64", |o, b, _| (o as i64).min(b as i64) as u64),
+        ("max.u64", |o, b, _| o.max(b)),
+        ("and.b64", |o, b, _| o & b),
+    ] {
+        let args = if op.starts_with("cas") { "%b, %c" } else { "%b" };
+        var(v, &format!("atom.global.{op} old"), &[I64, I64, I64], W::B64, &format!("atom.global.{op} %d, [%rd0], {args};"), Check::Exact, |a, _, _| Some(a));
+        var(v, &format!("atom.global.{op} new"), &[I64, I64, I64], W::B64,
+            &format!("atom.global.{op} %u1, [%rd0], {args}; ld.global.u64 %d, [%rd0];"), Check::Exact, move |a, b, c| Some(f(a, b, c)));
+    }
+}
+
+/// Instructions that read other lanes: shfl and vote.
+fn warp_variants(v: &mut Vec<Variant>) {
+    let lane = (W::B32, Dom::Lane);
+    let shc = (W::B32, Dom::ShflC);
+    for mode in ["up", "down", "bfly", "idx"] {
+        wvar(v, &format!("shfl.{mode}.b32"), &[I32, lane, shc], W::B64,
+            &format!("shfl.{mode}.b32 %t1|%p1, %a, %b, %c; selp.u32 %t2, 1, 0, %p1; mov.b64 %d, {{%t1, %t2}};"), Check::Exact, move |rows, i| {
+                // PTX ISA shfl: the source lane j and whether it is in range.
+                let ln = (i % 32) as i64;
+                let (b, c) = (rows[i][1] as i64 & 0x1f, rows[i][2] as i64);
+                let (cval, seg) = (c & 0x1f, (c >> 8) & 0x1f);
+                let max_lane = (ln & seg) | (cval & !seg);
+                let min_lane = ln & seg;
+                let (j, ok) = match mode {
+                    "up" => (ln - b, ln - b >= max_lane),
+                    "down" => (ln + b, ln + b <= max_lane),
+                    "bfly" => (ln ^ b, (ln ^ b) <= max_lane),
+                    _ => {
+                        let j = min_lane | (b & !seg);
+                        (j, j <= max_lane)
+                    }
+                };
+                let src = if ok { i - (i % 32) + j as usize } else { i };
+                Some((ok as u64) << 32 | rows[src][0])
+            });
+    }
+    let coin = (W::B32, Dom::Coin);
+    let warp = |rows: &[[u64; 3]], i: usize| -> u32 {
+        let base = i - i % 32;
+        (0..32).fold(0u32, |m, l| m | ((rows[base + l][0] != 0) as u32) << l)
+    };
+    wvar(v, "vote.ballot.b32", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.ballot.b32 %d, %p1;", Check::Exact, move |rows, i| {
+        some32(warp(rows, i))
+    });
+    wvar(v, "vote.all.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(warp(rows, i) == u32::MAX));
+    wvar(v, "vote.any.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.any.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(warp(rows, i) != 0));
+    wvar(v, "vote.uni.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.uni.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(warp(rows, i) == 0 || warp(rows, i) == u32::MAX));
+    wvar(v, "vote.all.pred negated", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, !%p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(warp(rows, i) == 0));
+    var(v, "laneid and lanemask", &[I32], W::B32, "mov.u32 %t1, %laneid; mov.u32 %t2, %lanemask_lt; popc.b32 %t3, %t2; sub.s32 %d, %t1, %t3; add.s32 %d, %d, %a;",
+        Check::Exact, |a, _, _| Some(a));
 }
 
 // ---------------------------------------------------------------------------
@@ -1625,6 +2015,12 @@ fn kernel_ptx(k: &Variant) -> String {
         s += &format!("  .reg .{} {n};\n", w.ptx());
     }
     s += &format!("  .reg .{} %d;\n", k.out.ptx());
+    if k.body.contains("smem") {
+        s += "  .shared .align 8 .b8 smem[1024];\n";
+    }
+    if k.body.contains("lmem") {
+        s += "  .local .align 8 .b8 lmem[16];\n";
+    }
     s += "  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mad.lo.u32 %r3, %r1, %r2, %r0;\n";
     for (i, (w, _)) in k.ins.iter().enumerate() {
         let p = ["p_a", "p_b", "p_c"][i];
@@ -1669,6 +2065,10 @@ fn agrees(check: Check, out: W, got: u64, want: u64) -> bool {
         Check::Exact => got == want,
         Check::F32 => got == want || (F32.is_nan(got) && F32.is_nan(want)),
         Check::F64 => got == want || (F64.is_nan(got) && F64.is_nan(want)),
+        Check::F16 => {
+            let h = Fmt { p: 11, emax: 15, bits: 16 };
+            got == want || (got >> 16 == 0 && h.is_nan(got) && h.is_nan(want))
+        }
         Check::Approx { ulps, abs, rel } => {
             assert_eq!(out, W::B32);
             let t = f64::from_bits(want);
@@ -1758,7 +2158,7 @@ fn run_variant(cubin: &Cubin, k: &Variant, seed: u64) -> Outcome {
         let mut buf = [0u8; 8];
         buf[..wb].copy_from_slice(&data[i * wb..(i + 1) * wb]);
         let got = u64::from_le_bytes(buf);
-        let Some(want) = (k.reference)(r[0], r[1], r[2]) else {
+        let Some(want) = (k.reference)(&rows, i) else {
             continue;
         };
         out.compared += 1;
@@ -1779,10 +2179,10 @@ fn run_variant(cubin: &Cubin, k: &Variant, seed: u64) -> Outcome {
         let total = rows
             .iter()
             .enumerate()
-            .filter(|(i, r)| {
+            .filter(|(i, _)| {
                 let mut buf = [0u8; 8];
                 buf[..wb].copy_from_slice(&data[i * wb..(i + 1) * wb]);
-                (k.reference)(r[0], r[1], r[2]).is_some_and(|want| !agrees(k.check, k.out, u64::from_le_bytes(buf), want))
+                (k.reference)(&rows, *i).is_some_and(|want| !agrees(k.check, k.out, u64::from_le_bytes(buf), want))
             })
             .count();
         out.failures.insert(0, format!("{total} of {} values differ; SASS:", out.compared));
