@@ -1077,15 +1077,17 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
             w.set_pred(op.d0, r, m);
         }
-        Kind::LdsLk => {
+        Kind::LdsLk { wide } => {
             let a = read(w, &s[0], env)?;
             let mut d = [0u32; 32];
+            let mut d_hi = [0u32; 32];
             let mut got = 0u32;
             for l in Lanes(m) {
                 let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
                 let mut buf = [0u8; 16];
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, 4, false)?;
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, if wide { 8 } else { 4 }, false)?;
                 d[l] = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
+                d_hi[l] = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
                 let word = (addr / 4) as usize;
                 let (i, bit) = (word / 32, 1u32 << (word % 32));
                 if env.locks[i] & bit == 0 {
@@ -1094,11 +1096,18 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
             }
             w.set_reg(op.d0, &d, m);
+            if wide && op.d0 != 255 {
+                w.set_reg(op.d0 + 1, &d_hi, m);
+            }
             w.set_pred(op.d1, got, m);
         }
-        Kind::StsCul => {
+        Kind::StsCul { wide } => {
             let a = read(w, &s[0], env)?;
             let v = read(w, &s[1], env)?;
+            let v_hi = match s[1].src {
+                Src::Reg(r) if wide && r != 255 => w.reg(r + 1),
+                _ => [0; 32],
+            };
             let mut ok = 0u32;
             for l in Lanes(m) {
                 let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
@@ -1111,7 +1120,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
                 let mut buf = [0u8; 16];
                 buf[..4].copy_from_slice(&v[l].to_le_bytes());
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, 4, true)?;
+                buf[4..8].copy_from_slice(&v_hi[l].to_le_bytes());
+                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, if wide { 8 } else { 4 }, true)?;
                 env.locks[i] &= !bit;
                 ok |= 1 << l;
             }

@@ -750,7 +750,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             let (r, off) = mem(ops.get(2))?;
             op.src[0] = reg_op(r);
             op.imm = off;
-            Kind::LdsLk
+            Kind::LdsLk { wide: m("64") }
         }
         "STSCUL" => {
             // `STSCUL P2, [R3], R2`.
@@ -760,7 +760,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             op.src[0] = reg_op(r);
             op.imm = off;
             op.src[1] = conv(2)?;
-            Kind::StsCul
+            Kind::StsCul { wide: m("64") }
         }
         other => return Err(format!("{other} is not modelled")),
     };
@@ -945,6 +945,12 @@ mod tests {
         assert!(o.cc);
         let o = low("IMNMX.U32.XLO R6, R2, R4, PT;");
         assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: true, xhi: false }));
+    }
+
+    #[test]
+    fn wide_shared_lock_pairs() {
+        assert!(matches!(low("LDSLK.64 P0, R4, [RZ];").kind, Kind::LdsLk { wide: true }));
+        assert!(matches!(low("STSCUL P0, [R6], R5;").kind, Kind::StsCul { wide: false }));
     }
 
     #[test]

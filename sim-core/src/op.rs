@@ -368,10 +368,12 @@ pub enum Kind {
     /// `FCHK.DIVIDE`: true where a / b is outside the range the fast division
     /// sequence (reciprocal, Newton step, FFMA correction) rounds correctly.
     FChk,
-    /// `LDSLK`: load a shared word and try to take its lock (predicate: taken).
-    LdsLk,
-    /// `STSCUL`: store to a shared word whose lock the thread holds, and release it.
-    StsCul,
+    /// `LDSLK`: load a shared word (`.64`: a register pair) and try to take its
+    /// lock (predicate: taken).
+    LdsLk { wide: bool },
+    /// `STSCUL`: store to a shared word (`.64`: a pair) whose lock the thread
+    /// holds, and release it.
+    StsCul { wide: bool },
     /// `S2R`.
     S2R { sr: SReg },
     /// `SHFL`.

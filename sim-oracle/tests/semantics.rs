@@ -1657,7 +1657,154 @@ fn variants() -> Vec<Variant> {
     operand_form_variants(&mut v);
     memory_variants(&mut v);
     warp_variants(&mut v);
+    more_variants(&mut v);
     v
+}
+
+/// Selects on a compare with zero (FCMP, ICMP), 16-bit arithmetic, vector
+/// loads, block reductions, contended shared atomics, video instructions.
+fn more_variants(v: &mut Vec<Variant>) {
+    use std::cmp::Ordering::*;
+    let fcmps: [(&str, fn(Option<std::cmp::Ordering>) -> bool); 6] = [
+        ("lt", |o| o == Some(Less)),
+        ("ge", |o| matches!(o, Some(Greater | Equal))),
+        ("neu", |o| o != Some(Equal)),
+        ("equ", |o| matches!(o, None | Some(Equal))),
+        ("gtu", |o| matches!(o, None | Some(Greater))),
+        ("le", |o| matches!(o, Some(Less | Equal))),
+    ];
+    for (op, t) in fcmps {
+        var(v, &format!("selp on setp.{op}.f32 zero"), &[I32, I32, F32_], W::B32,
+            &format!("setp.{op}.f32 %p1, %c, 0f00000000; selp.b32 %d, %a, %b, %p1;"), Check::Exact,
+            move |a, b, c| Some(if t(fcmp(c, 0, F32, false)) { a } else { b }));
+    }
+    for (op, f) in [
+        ("lt", (|x: i32| x < 0) as fn(i32) -> bool),
+        ("ge", |x| x >= 0),
+        ("eq", |x| x == 0),
+        ("gt", |x| x > 0),
+    ] {
+        var(v, &format!("selp on setp.{op}.s32 zero"), &[I32, I32, I32], W::B32,
+            &format!("setp.{op}.s32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;"), Check::Exact,
+            move |a, b, c| Some(if f(s32(c)) { a } else { b }));
+    }
+    var(v, "selp on setp.hi.u32 zero", &[I32, I32, I32], W::B32, "setp.hi.u32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;", Check::Exact,
+        |a, b, c| Some(if c != 0 { a } else { b }));
+    var(v, "set.lt.and.u32.s32", &[I32, I32, I32], W::B32, "setp.ne.u32 %p1, %c, 0; set.lt.and.u32.s32 %d, %a, %b, %p1;", Check::Exact,
+        |a, b, c| some32(if s32(a) < s32(b) && c != 0 { u32::MAX } else { 0 }));
+    var(v, "set.ge.or.f32.f32", &[F32_, F32_, I32], W::B32, "setp.ne.u32 %p1, %c, 0; set.ge.or.f32.f32 %d, %a, %b, %p1;", Check::Exact,
+        |a, b, c| some32(if matches!(fcmp(a, b, F32, false), Some(Greater | Equal)) || c != 0 { 0x3f80_0000 } else { 0 }));
+    var(v, "set.ltu.ftz.u32.f32", &[F32_, F32_], W::B32, "set.ltu.ftz.u32.f32 %d, %a, %b;", Check::Exact,
+        |a, b, _| some32(if matches!(fcmp(a, b, F32, true), None | Some(Less)) { u32::MAX } else { 0 }));
+    var(v, "selp.f64", &[F64_, F64_, I32], W::B64, "setp.ne.u32 %p1, %c, 0; selp.f64 %d, %a, %b, %p1;", Check::Exact, |a, b, c| {
+        Some(if c != 0 { a } else { b })
+    });
+    var(v, "bfind.shiftamt.s64", &[I64], W::B32, "bfind.shiftamt.s64 %d, %a;", Check::Exact, |a, _, _| {
+        let x = if (a as i64) < 0 { !a } else { a };
+        Some(if x == 0 { 0xffff_ffff } else { x.leading_zeros() as u64 })
+    });
+    // 16-bit arithmetic (registers of .b16).
+    let h = "cvt.u16.u32 %h1, %a; cvt.u16.u32 %h2, %b;";
+    let i16_ = |x: u64| x as u16 as i16 as i32;
+    var(v, "mul.wide.s16", &[I32, I32], W::B32, &format!("{h} mul.wide.s16 %d, %h1, %h2;"), Check::Exact, move |a, b, _| {
+        some32((i16_(a) * i16_(b)) as u32)
+    });
+    var(v, "mul.wide.u16", &[I32, I32], W::B32, &format!("{h} mul.wide.u16 %d, %h1, %h2;"), Check::Exact, move |a, b, _| {
+        some32((a as u16 as u32) * (b as u16 as u32))
+    });
+    var(v, "mul.hi.s16", &[I32, I32], W::B32, &format!("{h} mul.hi.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
+        some32(((i16_(a) * i16_(b)) >> 16) as i16 as i32 as u32)
+    });
+    var(v, "add.s16", &[I32, I32], W::B32, &format!("{h} add.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
+        some32((a as u16).wrapping_add(b as u16) as i16 as i32 as u32)
+    });
+    var(v, "shr.s16", &[I32, (W::B32, Dom::Sh32)], W::B32, "cvt.u16.u32 %h1, %a; shr.s16 %h3, %h1, %b; cvt.s32.s16 %d, %h3;", Check::Exact,
+        move |a, b, _| some32((i16_(a) >> b.min(15)) as i16 as i32 as u32));
+    var(v, "shl.b16", &[I32, (W::B32, Dom::Sh32)], W::B32, "cvt.u16.u32 %h1, %a; shl.b16 %h3, %h1, %b; cvt.u32.u16 %d, %h3;", Check::Exact,
+        |a, b, _| some32(if b >= 16 { 0 } else { ((a as u16 as u32) << b) & 0xffff }));
+    var(v, "max.s16", &[I32, I32], W::B32, &format!("{h} max.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
+        some32(i16_(a).max(i16_(b)) as u32)
+    });
+    var(v, "setp.lt.u16", &[I32, I32], W::B32, &format!("{h} setp.lt.u16 %p1, %h1, %h2; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
+        |a, b, _| flag((a as u16) < (b as u16)));
+    var(v, "cvt.sat.s8.s16", &[I32], W::B32, "cvt.u16.u32 %h1, %a; cvt.sat.s8.s16 %d, %h1;", Check::Exact, move |a, _, _| {
+        some32(i16_(a).clamp(-128, 127) as u32)
+    });
+    // Vector loads of neighbouring elements.
+    wvar(v, "ld.global.v4.u32", &[I64], W::B32,
+        "and.b64 %u1, %rd0, -16; ld.global.v4.u32 {%t1, %t2, %t3, %t4}, [%u1]; mul.lo.u32 %t2, %t2, 3; mul.lo.u32 %t3, %t3, 5; mul.lo.u32 %t4, %t4, 7; add.u32 %t1, %t1, %t2; add.u32 %t1, %t1, %t3; add.u32 %d, %t1, %t4;",
+        Check::Exact, |rows, i| {
+            let (x, y) = (rows[i & !1][0], rows[i | 1][0]);
+            some32((x as u32).wrapping_add(((x >> 32) as u32).wrapping_mul(3)).wrapping_add((y as u32).wrapping_mul(5)).wrapping_add(((y >> 32) as u32).wrapping_mul(7)))
+        });
+    wvar(v, "ld.global.nc.v2.f32", &[F64_], W::B32, "ld.global.nc.v2.f32 {%t1, %t2}, [%rd0]; add.rz.f32 %d, %t1, %t2;", Check::F32, |rows, i| {
+        let x = rows[i][0];
+        Some(sf::add(sf::unpack(x & 0xffff_ffff, F32), sf::unpack(x >> 32, F32), F32, Rnd::Z))
+    });
+    // Block-wide reductions through bar.red.
+    let block = |rows: &[[u64; 3]], i: usize| -> Vec<bool> {
+        let base = i - i % BLOCK as usize;
+        (0..BLOCK as usize).map(|k| rows[base + k][0] != 0).collect()
+    };
+    let coin = (W::B32, Dom::Coin);
+    wvar(v, "bar.red.popc.u32", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.popc.u32 %d, 0, %p1;", Check::Exact, move |rows, i| {
+        Some(block(rows, i).iter().filter(|&&x| x).count() as u64)
+    });
+    wvar(v, "bar.red.and.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.and.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(block(rows, i).iter().all(|&x| x)));
+    wvar(v, "bar.red.or.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.or.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
+        move |rows, i| flag(block(rows, i).iter().any(|&x| x)));
+    // Contended shared atomics: every thread of the block on one word.
+    let blk = |rows: &[[u64; 3]], i: usize| -> Vec<u64> {
+        let base = i - i % BLOCK as usize;
+        (0..BLOCK as usize).map(|k| rows[base + k][0]).collect()
+    };
+    let contended = "mov.u32 %t9, %tid.x; setp.eq.u32 %p1, %t9, 0; @%p1 st.shared.u32 [smem], INIT; bar.sync 0; atom.shared.OP %t1, [smem], %a; bar.sync 0; ld.shared.u32 %d, [smem];";
+    for (op, init, f) in [
+        ("add.u32", 0u64, (|x: &[u64]| x.iter().fold(0u32, |s, &y| s.wrapping_add(y as u32)) as u64) as fn(&[u64]) -> u64),
+        ("max.s32", 0x8000_0000, |x| x.iter().map(|&y| y as u32 as i32).max().unwrap() as u32 as u64),
+        ("min.u32", 0xffff_ffff, |x| x.iter().map(|&y| y as u32).min().unwrap() as u64),
+        ("or.b32", 0, |x| x.iter().fold(0, |s, &y| s | y)),
+        ("xor.b32", 0, |x| x.iter().fold(0, |s, &y| s ^ y)),
+    ] {
+        wvar(v, &format!("atom.shared.{op} contended"), &[I32], W::B32, &contended.replace("INIT", &init.to_string()).replace("OP", op), Check::Exact,
+            move |rows, i| Some(f(&blk(rows, i))));
+    }
+    wvar(v, "atom.shared.add.u64 contended", &[I64], W::B64,
+        "mov.u32 %t9, %tid.x; setp.eq.u32 %p1, %t9, 0; @%p1 st.shared.u64 [smem], 0; bar.sync 0; atom.shared.add.u64 %u1, [smem], %a; bar.sync 0; ld.shared.u64 %d, [smem];",
+        Check::Exact, move |rows, i| Some(blk(rows, i).iter().fold(0u64, |s, &y| s.wrapping_add(y))));
+    let smem = "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
+    // On shared memory atom.add.f32 keeps subnormals (PTX ISA, atom: only the
+    // global form flushes them).
+    var(v, "atom.shared.add.f32", &[F32_, F32_], W::B64,
+        &format!("{smem} st.shared.u32 [%t8], %a; atom.shared.add.f32 %t1, [%t8], %b; ld.shared.u32 %t2, [%t8]; mov.b64 %d, {{%t1, %t2}};"),
+        Check::Exact, |a, b, _| {
+            let r = sf::add(sf::unpack(a, F32), sf::unpack(b, F32), F32, Rnd::N);
+            if F32.is_nan(r) {
+                return None;
+            }
+            Some(r << 32 | a)
+        });
+    var(v, "atom.shared.cas.b64", &[I64, I64, I64], W::B64,
+        &format!("{smem} st.shared.u64 [%t8], %a; atom.shared.cas.b64 %u1, [%t8], %b, %c; ld.shared.u64 %u2, [%t8]; xor.b64 %d, %u1, %u2;"),
+        Check::Exact, |a, b, c| Some(a ^ if a == b { c } else { a }));
+    var(v, "atom.shared.exch.b64", &[I64, I64], W::B64,
+        &format!("{smem} st.shared.u64 [%t8], %a; atom.shared.exch.b64 %u1, [%t8], %b; ld.shared.u64 %u2, [%t8]; sub.s64 %d, %u1, %u2;"),
+        Check::Exact, |a, b, _| Some(a.wrapping_sub(b)));
+    // Video instructions (byte/half SIMD and the scalar forms).
+    var(v, "vabsdiff4.u32.u32.u32.add", &[I32, I32, I32], W::B32, "vabsdiff4.u32.u32.u32.add %d, %a, %b, %c;", Check::Exact, |a, b, c| {
+        let s: u32 = (0..4).map(|k| ((a >> (8 * k)) as u8).abs_diff((b >> (8 * k)) as u8) as u32).sum();
+        some32(s.wrapping_add(c as u32))
+    });
+    var(v, "vadd.s32.s32.s32.sat", &[I32, I32, I32], W::B32, "vadd.s32.s32.s32.sat %d, %a, %b;", Check::Exact, |a, b, _| {
+        some32(s32(a).saturating_add(s32(b)) as u32)
+    });
+    var(v, "vmax.u32.u32.u32", &[I32, I32], W::B32, "vmax.u32.u32.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.max(b)));
+    var(v, "vadd2.u32.u32.u32", &[I32, I32, I32], W::B32, "vadd2.u32.u32.u32 %d, %a, %b, %c;", Check::Exact, |a, b, _| {
+        let lo = (a as u16).wrapping_add(b as u16) as u32;
+        let hi = ((a >> 16) as u16).wrapping_add((b >> 16) as u16) as u32;
+        some32(hi << 16 | lo)
+    });
 }
 
 /// Immediates, constant operands and folded operand modifiers: the same
@@ -2008,7 +2155,7 @@ fn kernel_ptx(k: &Variant) -> String {
         ".visible .entry {}(.param .u64 p_out, .param .u64 p_a, .param .u64 p_b, .param .u64 p_c)\n{{\n",
         k.name
     );
-    s += "  .reg .b32 %r<4>;\n  .reg .b64 %rd<12>;\n  .reg .b32 %t<10>;\n  .reg .b64 %u<10>;\n  .reg .pred %p<5>;\n";
+    s += "  .reg .b32 %r<4>;\n  .reg .b64 %rd<12>;\n  .reg .b32 %t<10>;\n  .reg .b64 %u<10>;\n  .reg .b16 %h<6>;\n  .reg .pred %p<5>;\n";
     let names = ["%a", "%b", "%c"];
     for (i, n) in names.iter().enumerate() {
         let w = k.ins.get(i).map_or(W::B32, |x| x.0);
