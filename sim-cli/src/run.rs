@@ -3,7 +3,6 @@
 //! and reports.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
@@ -70,12 +69,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         Order::Shuffled => BlockOrder::Shuffled(args.seed),
     };
 
-    let t0 = Instant::now();
     let out = launch::execute(&cubin, &r, order, &read).map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
         e => anyhow!("{}: {e}", args.file.display()),
     })?;
-    let secs = t0.elapsed().as_secs_f64();
+    let secs = out.sim_time.as_secs_f64();
 
     println!("kernel      {} ({})", r.kernel, args.file.display());
     println!(

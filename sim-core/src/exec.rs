@@ -58,6 +58,8 @@ pub struct Env<'a> {
     pub clock: u64,
     /// The SM this block runs on (`SR_SMID`).
     pub sm: u32,
+    /// SMs on the chip (`%nsmid`).
+    pub sms: u32,
     /// One lock bit per shared-memory word (`LDSLK`/`STSCUL`).
     pub locks: &'a mut [u32],
 }
@@ -1161,7 +1163,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     SReg::LaneMaskGt => !(((1u64 << (l + 1)) - 1) as u32),
                     SReg::LaneMaskGe => !((1u32 << l) - 1),
                     SReg::SmemSz => env.shared.len() as u32,
-                    SReg::VirtCfg | SReg::Zero => 0,
+                    SReg::VirtCfg => env.sms << 20,
+                    SReg::VirtId => env.sm << 20 | (w.id & 0x3f) << 8,
+                    SReg::Zero => 0,
                 };
             }
             w.set_reg(op.d0, &d, m);
@@ -1216,20 +1220,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_pred(op.d1, if r { u32::MAX } else { 0 }, m);
         }
         Kind::Ld { space, w: width } => {
-            let base = read(w, &s[0], env)?;
-            let wide = op.d1 == 1 || space == Space::GlobalRo;
-            let hi = match s[0].src {
-                Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
-                _ => [0; 32],
-            };
+            let addr = addresses(w, op, space, env)?;
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
-            for l in Lanes(m) {
-                let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
-                let addr = if wide { a } else { a & 0xffff_ffff };
-                let mut buf = [0u8; 16];
-                mem_access(env, space, w.id, l, addr, &mut buf, size, false)?;
+            let mut buf = [0u8; 16];
+            let mut put = |l: usize, buf: &[u8]| {
                 let word = |k: usize| u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]]);
                 rows[0][l] = match width {
                     Width::U8 => buf[0] as u32,
@@ -1238,8 +1234,20 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     Width::S16 => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
                     _ => word(0),
                 };
-                for k in 1..n {
-                    rows[k][l] = word(k);
+                for (k, row) in rows.iter_mut().enumerate().take(n).skip(1) {
+                    row[l] = word(k);
+                }
+            };
+            if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
+                for l in Lanes(m) {
+                    let o = off[l] as usize;
+                    copy_n(&mut buf, &mem[o..], size);
+                    put(l, &buf);
+                }
+            } else {
+                for l in Lanes(m) {
+                    mem_access(env, space, w.id, l, addr[l], &mut buf, size, false)?;
+                    put(l, &buf);
                 }
             }
             for (k, row) in rows.iter().enumerate().take(n) {
@@ -1249,11 +1257,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::St { space, w: width } => {
-            let base = read(w, &s[0], env)?;
-            let hi = match s[0].src {
-                Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
-                _ => [0; 32],
-            };
+            let addr = addresses(w, op, space, env)?;
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
@@ -1264,14 +1268,22 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     }
                 }
             }
-            for l in Lanes(m) {
-                let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
-                let addr = if op.d1 == 1 { a } else { a & 0xffff_ffff };
+            let bytes = |l: usize| {
                 let mut buf = [0u8; 16];
                 for k in 0..n {
                     buf[4 * k..4 * k + 4].copy_from_slice(&rows[k][l].to_le_bytes());
                 }
-                mem_access(env, space, w.id, l, addr, &mut buf, size, true)?;
+                buf
+            };
+            if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
+                for l in Lanes(m) {
+                    copy_n(&mut mem[off[l] as usize..], &bytes(l), size);
+                }
+            } else {
+                for l in Lanes(m) {
+                    let mut buf = bytes(l);
+                    mem_access(env, space, w.id, l, addr[l], &mut buf, size, true)?;
+                }
             }
         }
         Kind::Ldc { w: width } => {
@@ -1800,6 +1812,84 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
     }
 }
 
+/// The byte address of every lane's access of a load or store: the base
+/// register (a pair with `.E`, kept to 32 bits without it) plus the offset.
+#[inline]
+fn addresses(w: &Warp, op: &Op, space: Space, env: &Env) -> Result<[u64; 32], ExecError> {
+    let base = read(w, &op.src[0], env)?;
+    let hi = match op.src[0].src {
+        Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
+        _ => [0; 32],
+    };
+    let wide = op.d1 == 1 || space == Space::GlobalRo;
+    Ok(std::array::from_fn(|l| {
+        let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
+        if wide {
+            a
+        } else {
+            a & 0xffff_ffff
+        }
+    }))
+}
+
+/// Where every active lane's access of `size` bytes lands, when all of them are
+/// aligned and fall in one memory (the block's shared memory, its local memory,
+/// or one global allocation): that memory and each lane's offset in it. `None`
+/// sends the access lane by lane through [`mem_access`], which names the fault.
+#[inline]
+fn region<'e>(
+    env: &'e mut Env,
+    space: Space,
+    warp: u32,
+    addr: &[u64; 32],
+    m: u32,
+    size: u32,
+) -> Option<(&'e mut [u8], [u32; 32])> {
+    let l0 = (m != 0).then(|| m.trailing_zeros() as usize)?;
+    let window = |a: u64| -> (Space, u64) {
+        match space {
+            Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
+                (Space::Shared, a - SHARED_WINDOW)
+            }
+            Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a) => (Space::Local, a - LOCAL_WINDOW),
+            Space::GlobalRo => (Space::Generic, a),
+            s => (s, a),
+        }
+    };
+    let (sp, _) = window(addr[l0]);
+    let mut off = [0u32; 32];
+    let align = size as u64 - 1;
+    match sp {
+        Space::Shared | Space::Local => {
+            let len = if sp == Space::Shared { env.shared.len() as u64 } else { env.local_size as u64 };
+            for l in Lanes(m) {
+                let (s2, a) = window(addr[l]);
+                if s2 != sp || a & align != 0 || a + size as u64 > len {
+                    return None;
+                }
+                let t = if sp == Space::Local { (warp as u64 * 32 + l as u64) * len } else { 0 };
+                off[l] = (t + a) as u32;
+            }
+            Some((if sp == Space::Shared { &mut *env.shared } else { &mut *env.local }, off))
+        }
+        _ => {
+            let (base, data) = env.global.region_mut(addr[l0], size)?;
+            if data.len() > u32::MAX as usize {
+                return None;
+            }
+            let end = base + data.len() as u64;
+            for l in Lanes(m) {
+                let a = addr[l];
+                if a < base || a + size as u64 > end || a & align != 0 || space == Space::Generic && window(a).0 != Space::Generic {
+                    return None;
+                }
+                off[l] = (a - base) as u32;
+            }
+            Some((data, off))
+        }
+    }
+}
+
 /// Copies `n` bytes (1, 2, 4, 8 or 16) with a fixed-size copy for each.
 #[inline(always)]
 fn copy_n(dst: &mut [u8], src: &[u8], n: u32) {
@@ -1935,18 +2025,18 @@ mod tests {
     }
 
     #[test]
-    fn a_zero_dividend_takes_the_slow_division_path() {
-        assert!(fchk_divide(-0.0, 1.0));
-        assert!(fchk_divide(0.0, 3.0));
-        assert!(!fchk_divide(1.0, 3.0));
-    }
-
-    #[test]
     fn signed_64_bit_atomic_min_max() {
         assert_eq!(atom(AtomOp::Min, AtomType::S64, u64::MAX, 5, 0), u64::MAX);
         assert_eq!(atom(AtomOp::Max, AtomType::S64, u64::MAX, 5, 0), 5);
         assert_eq!(atom(AtomOp::Min, AtomType::U64, u64::MAX, 5, 0), 5);
         assert_eq!(atom(AtomOp::Add, AtomType::S64, u64::MAX, 2, 0), 1);
+    }
+
+    #[test]
+    fn a_zero_dividend_takes_the_slow_division_path() {
+        assert!(fchk_divide(-0.0, 1.0));
+        assert!(fchk_divide(0.0, 3.0));
+        assert!(!fchk_divide(1.0, 3.0));
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub struct RunStats {
     pub warp_instructions: u64,
 }
 
+/// SMs of a K20m (`%nsmid`); the functional model runs every block on SM 0.
+pub const SMS: u32 = 13;
+
 /// Instructions a warp runs before the next warp of its block gets a turn.
 const QUANTUM: u32 = 256;
 
@@ -260,6 +263,7 @@ pub fn run_with(
             grid_dim: dims.grid,
             clock: 0,
             sm: 0,
+            sms: SMS,
             locks: &mut locks,
         };
         stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;

@@ -137,6 +137,14 @@ impl GlobalMem {
         Ok(())
     }
 
+    /// The allocation that holds `[addr, addr + size)`: its base and its bytes.
+    #[inline]
+    pub fn region_mut(&mut self, addr: u64, size: u32) -> Option<(u64, &mut [u8])> {
+        let (i, _) = self.find(addr, size).ok()?;
+        let a = &mut self.allocs[i];
+        Some((a.base, &mut a.data))
+    }
+
     /// The bytes of allocation `i` for reading and writing in place.
     pub fn slice_mut(&mut self, addr: u64, size: u32) -> Result<&mut [u8], Fault> {
         let (i, off) = self.find(addr, size)?;

@@ -256,7 +256,12 @@ pub enum SReg {
     LaneMaskLe,
     LaneMaskGt,
     LaneMaskGe,
+    /// `SR_VIRTCFG`: bits 20..28 the number of SMs (`%nsmid`, ptxas extracts
+    /// it with `BFE.U32 0x914`).
     VirtCfg,
+    /// `SR_VIRTID`: bits 20..28 the SM (`%smid`), bits 8..13 the warp's slot on
+    /// it (`%warpid`).
+    VirtId,
     /// `SR_SMEMSZ`: the block's shared memory, bytes.
     SmemSz,
     Zero,

@@ -634,6 +634,8 @@ pub enum RunError {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub stats: crate::func::RunStats,
+    /// Wall time of the simulation alone (not loading, not the checks).
+    pub sim_time: std::time::Duration,
     pub registers: u32,
     pub shared_bytes: u32,
     pub finals: Vec<Buffer>,
@@ -665,7 +667,9 @@ pub fn execute(
     let addr = |n: &str| addrs.iter().find(|(a, _)| *a == n).map_or(0, |x| x.1);
     let params = pack_params(r, &prog.params, prog.param_size, &addr)?;
     let opts = crate::func::RunOptions { limit: r.limit, order };
+    let t0 = std::time::Instant::now();
     let stats = crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?;
+    let sim_time = t0.elapsed();
     let finals: Vec<Buffer> = r
         .buffers
         .iter()
@@ -685,6 +689,7 @@ pub fn execute(
     }
     Ok(Outcome {
         stats,
+        sim_time,
         registers: prog.registers,
         shared_bytes: prog.shared_size + r.dims.dynamic_shared,
         finals,
