@@ -1385,10 +1385,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 if t % 8 != 0 {
                     return Err(ExecError::Illegal(format!("BRX to misaligned address {t:#x}")));
                 }
+                // A target at a control word means the instruction after it.
+                let slot = if (t / 8) % 8 == 0 { t / 8 + 1 } else { t / 8 };
                 match first {
-                    None => first = Some((group, t / 8)),
+                    None => first = Some((group, slot)),
                     Some(_) => {
-                        if !w.push(Token::Div, group, t / 8) {
+                        if !w.push(Token::Div, group, slot) {
                             return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
                         }
                     }

@@ -113,3 +113,26 @@ fn break_without_pbk_is_an_error() {
     let e = run(&prog, &mut g, &dims, &[0; 8], 1000).expect_err("fails").to_string();
     assert!(e.contains("BRK with no matching PBK"), "{e}");
 }
+
+/// An indirect branch through ptxas's jump table (`brx.idx`: `LDC` from
+/// `c[0x2]`, `BRX R2 -0x40`; the table's first entry is a control word's
+/// address): lane i stores 100 * (i % 4 + 1).
+#[test]
+fn indirect_branch_through_a_jump_table() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/cubin-fixtures/brx.cubin")).expect("fixture");
+    let cubin = Cubin::parse(&bytes).expect("parses");
+    let mut g = GlobalMem::new();
+    let out = g.alloc("out", vec![0; 64 * 4]);
+    let prog = Program::load(&cubin, "k", &mut g).expect("loads");
+    let dims = Dims {
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared: 0,
+    };
+    run(&prog, &mut g, &dims, &out.to_le_bytes(), 1 << 20).expect("runs");
+    let data = &g.get("out").expect("out").data;
+    for t in 0..64 {
+        let v = u32::from_le_bytes(data[4 * t..4 * t + 4].try_into().expect("4 bytes"));
+        assert_eq!(v, 100 * (t as u32 % 4 + 1), "thread {t}");
+    }
+}
