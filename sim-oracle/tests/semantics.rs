@@ -1658,7 +1658,61 @@ fn variants() -> Vec<Variant> {
     memory_variants(&mut v);
     warp_variants(&mut v);
     more_variants(&mut v);
+    control_variants(&mut v);
     v
+}
+
+/// Byte and half selectors in conversions, and control flow: divergent loops,
+/// an indirect branch, part of a warp exiting.
+fn control_variants(v: &mut Vec<Variant>) {
+    var(v, "cvt.rn.f32.u8 byte 2", &[I32], W::B32, "shr.u32 %t1, %a, 16; cvt.rn.f32.u8 %d, %t1;", Check::F32, |a, _, _| {
+        Some(sf::conv(sf::int(((a >> 16) & 0xff) as i128), F32, Rnd::N))
+    });
+    var(v, "cvt.rn.f32.s16 half 1", &[I32], W::B32, "shr.u32 %t1, %a, 16; cvt.rn.f32.s16 %d, %t1;", Check::F32, |a, _, _| {
+        Some(sf::conv(sf::int((a >> 16) as u16 as i16 as i128), F32, Rnd::N))
+    });
+    var(v, "cvt.s32.s8 byte 3", &[I32], W::B32, "shr.u32 %t1, %a, 24; cvt.s32.s8 %d, %t1;", Check::Exact, |a, _, _| some32((a >> 24) as u8 as i8 as i32 as u32));
+    var(v, "cvt.u32.u8 byte 1", &[I32], W::B32, "shr.u32 %t1, %a, 8; cvt.u32.u8 %d, %t1;", Check::Exact, |a, _, _| Some((a >> 8) & 0xff));
+    var(v, "cvt.rn.f64.s16 half 1", &[I32], W::B64, "shr.u32 %t1, %a, 16; cvt.rn.f64.s16 %d, %t1;", Check::F64, |a, _, _| {
+        Some(sf::conv(sf::int((a >> 16) as u16 as i16 as i128), F64, Rnd::N))
+    });
+    var(v, "set.eq.f32.f64", &[F64_, F64_], W::B32, "set.equ.f32.f64 %d, %a, %b;", Check::Exact, |a, b, _| {
+        some32(if matches!(fcmp(a, b, F64, false), None | Some(std::cmp::Ordering::Equal)) { 0x3f80_0000 } else { 0 })
+    });
+    // A data-dependent loop: Kernighan's bit count, each lane its own trip count.
+    var(v, "divergent loop", &[I32], W::B32,
+        "mov.u32 %d, 0; mov.u32 %t1, %a; LOOP: setp.eq.u32 %p1, %t1, 0; @%p1 bra DONE; add.s32 %t2, %t1, -1; and.b32 %t1, %t1, %t2; add.s32 %d, %d, 1; bra LOOP; DONE:",
+        Check::Exact, |a, _, _| Some(a.count_ones() as u64));
+    // Nested divergence: an if inside a loop whose trip count is per lane.
+    var(v, "divergent loop with if", &[I32, I32], W::B32,
+        "mov.u32 %d, 0; and.b32 %t1, %b, 31; mov.u32 %t3, 0; L2: setp.ge.u32 %p1, %t3, %t1; @%p1 bra E2; shr.u32 %t4, %a, %t3; and.b32 %t4, %t4, 1; setp.eq.u32 %p2, %t4, 1; @%p2 add.s32 %d, %d, %t3; @!%p2 xor.b32 %d, %d, 0x55; add.s32 %t3, %t3, 1; bra L2; E2:",
+        Check::Exact, |a, b, _| {
+            let mut d = 0u32;
+            for k in 0..(b as u32 & 31) {
+                if (a >> k) & 1 == 1 {
+                    d = d.wrapping_add(k);
+                } else {
+                    d ^= 0x55;
+                }
+            }
+            some32(d)
+        });
+    // An indirect branch over four targets.
+    var(v, "brx.idx", &[I32, I32, I32], W::B32,
+        "and.b32 %t1, %c, 3; TS: .branchtargets T0, T1, T2, T3; brx.idx %t1, TS; T0: add.s32 %d, %a, %b; bra.uni JOIN; T1: sub.s32 %d, %a, %b; bra.uni JOIN; T2: xor.b32 %d, %a, %b; bra.uni JOIN; T3: mul.lo.s32 %d, %a, %b; JOIN:",
+        Check::Exact, |a, b, c| {
+            let (a, b) = (a as u32, b as u32);
+            some32(match c & 3 {
+                0 => a.wrapping_add(b),
+                1 => a.wrapping_sub(b),
+                2 => a ^ b,
+                _ => a.wrapping_mul(b),
+            })
+        });
+    // Part of the warp exits before the store: those outputs keep their fill.
+    var(v, "partial exit", &[I32, I32], W::B32, "setp.lt.s32 %p1, %b, 0; @%p1 exit; add.s32 %d, %a, 1;", Check::Exact, |a, b, _| {
+        some32(if s32(b) < 0 { 0xcdcd_cdcd } else { (a as u32).wrapping_add(1) })
+    });
 }
 
 /// Selects on a compare with zero (FCMP, ICMP), 16-bit arithmetic, vector
