@@ -36,17 +36,26 @@ fn func(size: i64, runs: u32) -> Result<()> {
     }
     let launch_path = workspace().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
     let cubin_path = launch_path.with_file_name("sgemm_tiled_4x4.cubin");
-    let text = std::fs::read_to_string(&launch_path).map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let text = std::fs::read_to_string(&launch_path)
+        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
     let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
-    let dir = launch_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = launch_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-    let sets: Vec<(String, i64)> = ["m", "n", "k"].iter().map(|v| (v.to_string(), size)).collect();
-    let r = launch::resolve(&spec, &sets, &read).map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let sets: Vec<(String, i64)> = ["m", "n", "k"]
+        .iter()
+        .map(|v| (v.to_string(), size))
+        .collect();
+    let r = launch::resolve(&spec, &sets, &read)
+        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
     let cubin = crate::run::load_cubin(&cubin_path, &[])?;
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..runs.max(1) {
-        let o = launch::execute(&cubin, &r, BlockOrder::Natural, &read).map_err(|e| anyhow!("{e}"))?;
+        let o =
+            launch::execute(&cubin, &r, BlockOrder::Natural, &read).map_err(|e| anyhow!("{e}"))?;
         best = best.min(o.sim_time.as_secs_f64());
         out = Some(o);
     }
@@ -57,7 +66,9 @@ fn func(size: i64, runs: u32) -> Result<()> {
     let wi = out.stats.warp_instructions as f64;
     println!("bench func: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, checked bit-exact");
     println!("  warp-instructions   {}", out.stats.warp_instructions);
-    println!("  best of {runs} runs     {best:.3} s simulating (loading and the check not counted)");
+    println!(
+        "  best of {runs} runs     {best:.3} s simulating (loading and the check not counted)"
+    );
     println!("  speed               {:.2} M warp-instructions/s ({:.1} M thread-instructions/s), one core", wi / best / 1e6, wi * 32.0 / best / 1e6);
     Ok(())
 }

@@ -83,11 +83,11 @@ fn main() -> ExitCode {
 }
 
 /// Reads a file, naming it in the error.
-pub fn read_file(path: &PathBuf) -> Result<Vec<u8>> {
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
 }
 
-fn disasm(file: &PathBuf, control: bool, directives: bool) -> Result<()> {
+fn disasm(file: &std::path::Path, control: bool, directives: bool) -> Result<()> {
     let bytes = read_file(file)?;
     let cubin = sim_isa::cubin::Cubin::parse(&bytes)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
@@ -101,7 +101,7 @@ fn disasm(file: &PathBuf, control: bool, directives: bool) -> Result<()> {
     Ok(())
 }
 
-fn asm(file: &PathBuf, output: &PathBuf) -> Result<()> {
+fn asm(file: &std::path::Path, output: &std::path::Path) -> Result<()> {
     let cubin = assemble(file)?;
     std::fs::write(output, cubin).with_context(|| format!("{}", output.display()))?;
     Ok(())
@@ -109,7 +109,7 @@ fn asm(file: &PathBuf, output: &PathBuf) -> Result<()> {
 
 /// Assembles a SASS file into cubin bytes.
 pub fn assemble(file: &std::path::Path) -> Result<Vec<u8>> {
-    let bytes = read_file(&file.to_path_buf())?;
+    let bytes = read_file(file)?;
     let src = String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
     let kernels = sim_isa::asm::assemble_source(&src)

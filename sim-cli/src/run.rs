@@ -51,11 +51,17 @@ pub fn run(args: RunArgs) -> Result<()> {
         None => args.file.with_extension("launch.ron"),
     };
     let text = std::fs::read_to_string(&launch_path).with_context(|| {
-        format!("{} (the launch file; name another with --launch)", launch_path.display())
+        format!(
+            "{} (the launch file; name another with --launch)",
+            launch_path.display()
+        )
     })?;
     let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
     let overrides = parse_sets(&args.set)?;
-    let dir = launch_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = launch_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let read = |f: &str| -> Result<Vec<u8>, String> {
         let p = dir.join(f);
         std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
@@ -97,7 +103,11 @@ pub fn run(args: RunArgs) -> Result<()> {
             let p = d.join(format!("{}.bin", b.name));
             std::fs::write(&p, &b.data).with_context(|| format!("{}", p.display()))?;
         }
-        println!("dumped      {} buffers to {}", out.finals.len(), d.display());
+        println!(
+            "dumped      {} buffers to {}",
+            out.finals.len(),
+            d.display()
+        );
     }
     let mut failed = 0;
     for (c, res) in r.checks.iter().zip(&out.checks) {
@@ -111,7 +121,10 @@ pub fn run(args: RunArgs) -> Result<()> {
             } else {
                 String::new()
             };
-            println!("check       {}: PASS ({} elements {how}{ulp})", res.buffer, res.elements);
+            println!(
+                "check       {}: PASS ({} elements {how}{ulp})",
+                res.buffer, res.elements
+            );
         } else {
             failed += 1;
             let (i, g, e) = res.first.clone().unwrap_or_default();
@@ -133,7 +146,7 @@ pub fn load_cubin(file: &Path, defines: &[String]) -> Result<Cubin> {
     let bytes = match ext {
         "cu" => crate::compile::compile_file(file, defines)?,
         "sass" => crate::assemble(file)?,
-        _ => crate::read_file(&file.to_path_buf())?,
+        _ => crate::read_file(file)?,
     };
     Cubin::parse(&bytes).map_err(|e| anyhow!("{}: {e}", file.display()))
 }

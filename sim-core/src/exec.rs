@@ -87,14 +87,19 @@ impl Env<'_> {
             });
         }
         let o = offset as usize;
-        Ok(u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]))
+        Ok(u32::from_le_bytes([
+            data[o],
+            data[o + 1],
+            data[o + 2],
+            data[o + 3],
+        ]))
     }
 }
 
 /// The next instruction slot after `pc`, skipping control words.
 #[inline]
 pub fn next_slot(pc: u32) -> u32 {
-    if (pc + 1) % 8 == 0 {
+    if (pc + 1).is_multiple_of(8) {
         pc + 2
     } else {
         pc + 1
@@ -448,7 +453,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 set_cc(w, m, took_a, eq, sg, 0);
             }
         }
-        Kind::ISetP { cmp, signed, x, bop: bo } => {
+        Kind::ISetP {
+            cmp,
+            signed,
+            x,
+            bop: bo,
+        } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
@@ -497,7 +507,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let c = read(w, &s[2], env)?;
             let mut d = [0u32; 32];
             for l in 0..32 {
-                d[l] = if cmp_int(c[l], 0, cmp, signed) { a[l] } else { b[l] };
+                d[l] = if cmp_int(c[l], 0, cmp, signed) {
+                    a[l]
+                } else {
+                    b[l]
+                };
             }
             w.set_reg(op.d0, &d, m);
         }
@@ -559,7 +573,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let lim = if wide { 64 } else { 32 };
             for l in 0..32 {
                 let v = (c[l] as u64) << 32 | a[l] as u64;
-                let n = if wrap { b[l] & (lim - 1) } else { b[l].min(lim) } as u64;
+                let n = if wrap {
+                    b[l] & (lim - 1)
+                } else {
+                    b[l].min(lim)
+                } as u64;
                 d[l] = if right {
                     let sh = if signed {
                         ((v as i64) >> n.min(63)) as u64
@@ -604,7 +622,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     c[l]
                 } else {
                     let len = len.min(32 - pos);
-                    let mask = if len >= 32 { u32::MAX } else { ((1u32 << len) - 1) << pos };
+                    let mask = if len >= 32 {
+                        u32::MAX
+                    } else {
+                        ((1u32 << len) - 1) << pos
+                    };
                     (c[l] & !mask) | ((a[l] << pos) & mask)
                 };
             }
@@ -738,7 +760,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_pred(op.d0, r0, m);
             w.set_pred(op.d1, r1, m);
         }
-        Kind::FSet { cmp, ftz, bop: bo, bf } => {
+        Kind::FSet {
+            cmp,
+            ftz,
+            bop: bo,
+            bf,
+        } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let p = pmask(w, &s[2]);
@@ -904,7 +931,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             for l in 0..32 {
                 let x = match st {
                     NumType::F64 => fneg_abs64(a[l], &s[0]),
-                    NumType::F16 => half_to_f32((a32[l] >> (16 * (s[0].sel as u32 & 1))) as u16) as f64,
+                    NumType::F16 => {
+                        half_to_f32((a32[l] >> (16 * (s[0].sel as u32 & 1))) as u16) as f64
+                    }
                     _ => {
                         let f = fneg_abs32(a32[l], &s[0]);
                         (if ftz { fp::ftz32(f) } else { f }) as f64
@@ -964,7 +993,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a32 = read(w, &s[0], env)?;
             let mut d = [0u64; 32];
             for l in 0..32 {
-                let v: i128 = int_source(if st.bits() == 64 { a[l] } else { a32[l] as u64 }, st, s[0].sel);
+                let v: i128 = int_source(
+                    if st.bits() == 64 { a[l] } else { a32[l] as u64 },
+                    st,
+                    s[0].sel,
+                );
                 let v = if s[0].neg { -v } else { v };
                 let v = if s[0].abs { v.abs() } else { v };
                 let s64 = v as f64;
@@ -1087,7 +1120,16 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             for l in Lanes(m) {
                 let addr = (a[l] as u64).wrapping_add(op.imm as u64) & 0xffff_ffff;
                 let mut buf = [0u8; 16];
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, if wide { 8 } else { 4 }, false)?;
+                mem_access(
+                    env,
+                    Space::Shared,
+                    w.id,
+                    l,
+                    addr,
+                    &mut buf,
+                    if wide { 8 } else { 4 },
+                    false,
+                )?;
                 d[l] = u32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]]);
                 d_hi[l] = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
                 let word = (addr / 4) as usize;
@@ -1123,7 +1165,16 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let mut buf = [0u8; 16];
                 buf[..4].copy_from_slice(&v[l].to_le_bytes());
                 buf[4..8].copy_from_slice(&v_hi[l].to_le_bytes());
-                mem_access(env, Space::Shared, w.id, l, addr, &mut buf, if wide { 8 } else { 4 }, true)?;
+                mem_access(
+                    env,
+                    Space::Shared,
+                    w.id,
+                    l,
+                    addr,
+                    &mut buf,
+                    if wide { 8 } else { 4 },
+                    true,
+                )?;
                 env.locks[i] &= !bit;
                 ok |= 1 << l;
             }
@@ -1133,10 +1184,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let mut d = [0u32; 32];
             let warp_base = w.id * 32;
             let bd = env.block_dim;
-            for l in 0..32 {
+            for (l, dl) in d.iter_mut().enumerate() {
                 let t = warp_base + l as u32;
                 let (tx, ty, tz) = (t % bd[0], (t / bd[0]) % bd[1], t / (bd[0] * bd[1]));
-                d[l] = match sr {
+                *dl = match sr {
                     SReg::LaneId => l as u32,
                     SReg::TidX => tx,
                     SReg::TidY => ty,
@@ -1226,7 +1277,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let mut rows = [[0u32; 32]; 4];
             let mut buf = [0u8; 16];
             let mut put = |l: usize, buf: &[u8]| {
-                let word = |k: usize| u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]]);
+                let word = |k: usize| {
+                    u32::from_le_bytes([buf[4 * k], buf[4 * k + 1], buf[4 * k + 2], buf[4 * k + 3]])
+                };
                 rows[0][l] = match width {
                     Width::U8 => buf[0] as u32,
                     Width::S8 => buf[0] as i8 as i32 as u32,
@@ -1314,7 +1367,12 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 w.set_reg(op.d0 + k as u8, row, m);
             }
         }
-        Kind::Atom { space, op: aop, ty, ret } => {
+        Kind::Atom {
+            space,
+            op: aop,
+            ty,
+            ret,
+        } => {
             let base = read(w, &s[0], env)?;
             let hi = match (space, s[0].src) {
                 (Space::Generic, Src::Reg(r)) if r != 255 && op.d1 == 1 => w.reg(r + 1),
@@ -1335,9 +1393,14 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let size = if wide { 8 } else { 4 };
                 let mut buf = [0u8; 16];
                 mem_access(env, space, w.id, l, addr, &mut buf, size, false)?;
-                let old = u64::from_le_bytes([buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]])
-                    & if wide { u64::MAX } else { 0xffff_ffff };
-                let (bv, cv) = if wide { (b[l], c[l]) } else { (b32[l] as u64, c32[l] as u64) };
+                let old = u64::from_le_bytes([
+                    buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7],
+                ]) & if wide { u64::MAX } else { 0xffff_ffff };
+                let (bv, cv) = if wide {
+                    (b[l], c[l])
+                } else {
+                    (b32[l] as u64, c32[l] as u64)
+                };
                 let new = atom(aop, ty, old, bv, cv);
                 buf[..8].copy_from_slice(&new.to_le_bytes());
                 mem_access(env, space, w.id, l, addr, &mut buf, size, true)?;
@@ -1353,7 +1416,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::Bra { cc } => {
-            let taken = if cc == CcTest::T { m } else { m & cc_mask(w, cc) };
+            let taken = if cc == CcTest::T {
+                m
+            } else {
+                m & cc_mask(w, cc)
+            };
             let not_taken = w.active & !taken;
             if taken == 0 {
                 // Falls through.
@@ -1361,7 +1428,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 w.pc = op.target;
             } else {
                 if !w.push(Token::Div, not_taken, next) {
-                    return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                    return Err(ExecError::Stack(
+                        "the reconvergence stack overflowed".into(),
+                    ));
                 }
                 w.active = taken;
                 w.pc = op.target;
@@ -1383,7 +1452,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
                 left &= !group;
                 if t % 8 != 0 {
-                    return Err(ExecError::Illegal(format!("BRX to misaligned address {t:#x}")));
+                    return Err(ExecError::Illegal(format!(
+                        "BRX to misaligned address {t:#x}"
+                    )));
                 }
                 // A target at a control word means the instruction after it.
                 let slot = if (t / 8) % 8 == 0 { t / 8 + 1 } else { t / 8 };
@@ -1391,14 +1462,18 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     None => first = Some((group, slot)),
                     Some(_) => {
                         if !w.push(Token::Div, group, slot) {
-                            return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                            return Err(ExecError::Stack(
+                                "the reconvergence stack overflowed".into(),
+                            ));
                         }
                     }
                 }
             }
             let rest = w.active & !m;
             if rest != 0 && !w.push(Token::Div, rest, next) {
-                return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                return Err(ExecError::Stack(
+                    "the reconvergence stack overflowed".into(),
+                ));
             }
             if let Some((g, t)) = first {
                 w.active = g;
@@ -1413,12 +1488,16 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 _ => Token::Call,
             };
             if !w.push(token, w.active, op.target) {
-                return Err(ExecError::Stack("the reconvergence stack overflowed".into()));
+                return Err(ExecError::Stack(
+                    "the reconvergence stack overflowed".into(),
+                ));
             }
         }
         Kind::Cal => {
             if m != w.active {
-                return Err(ExecError::Illegal("a predicated CAL in divergent code is not modelled".into()));
+                return Err(ExecError::Illegal(
+                    "a predicated CAL in divergent code is not modelled".into(),
+                ));
             }
             if !w.push(Token::Call, w.active, next) {
                 return Err(ExecError::Stack(
@@ -1461,13 +1540,22 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     return Err(ExecError::DivergentBarrier { arrived: m, live });
                 }
                 if id > 15 {
-                    return Err(ExecError::Illegal(format!("barrier {id} does not exist (0..15)")));
+                    return Err(ExecError::Illegal(format!(
+                        "barrier {id} does not exist (0..15)"
+                    )));
                 }
                 // The block combines every warp's part when the barrier releases
                 // (`func::release_barriers`) and writes the result to d0.
-                let count = if s[1].src == Src::None { 0 } else { read(w, &s[1], env)?[0] };
+                let count = if s[1].src == Src::None {
+                    0
+                } else {
+                    read(w, &s[1], env)?[0]
+                };
                 w.bar_red = Some((red, p.count_ones(), p == m, p != 0));
-                w.state = WarpState::Barrier { id: id as u8, count };
+                w.state = WarpState::Barrier {
+                    id: id as u8,
+                    count,
+                };
             }
         }
         Kind::B2R => {
@@ -1488,7 +1576,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     return Err(ExecError::DivergentBarrier { arrived: m, live });
                 }
                 if id > 15 {
-                    return Err(ExecError::Illegal(format!("barrier {id} does not exist (0..15)")));
+                    return Err(ExecError::Illegal(format!(
+                        "barrier {id} does not exist (0..15)"
+                    )));
                 }
                 if !arrive_only {
                     w.state = WarpState::Barrier {
@@ -1502,7 +1592,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
     if op.sync && m != 0 {
         // `.S`: these lanes wait at the innermost SSY entry.
         if !w.stack.iter().any(|e| e.token == Token::Sync) {
-            return Err(ExecError::Stack("a .S instruction with no SSY on the stack".into()));
+            return Err(ExecError::Stack(
+                "a .S instruction with no SSY on the stack".into(),
+            ));
         }
         w.active &= !m;
     }
@@ -1594,7 +1686,11 @@ fn bfe(x: u32, pos: u32, len: u32, signed: bool) -> u32 {
         return 0;
     }
     if pos >= 32 {
-        return if signed && (x as i32) < 0 { u32::MAX } else { 0 };
+        return if signed && (x as i32) < 0 {
+            u32::MAX
+        } else {
+            0
+        };
     }
     let len = len.min(32);
     let v = (x as u64) >> pos;
@@ -1629,14 +1725,19 @@ fn prmt(a: u32, b: u32, sel: u32, mode: u8) -> u32 {
         }
     };
     let pick = |ix: [u32; 4]| -> u32 {
-        u32::from_le_bytes([bytes[ix[0] as usize], bytes[ix[1] as usize], bytes[ix[2] as usize], bytes[ix[3] as usize]])
+        u32::from_le_bytes([
+            bytes[ix[0] as usize],
+            bytes[ix[1] as usize],
+            bytes[ix[2] as usize],
+            bytes[ix[3] as usize],
+        ])
     };
     let s = sel & 3;
     match mode {
         0 => u32::from_le_bytes([idx(0), idx(1), idx(2), idx(3)]),
-        1 => pick([s, (s + 1) & 7, (s + 2) & 7, (s + 3) & 7]),          // F4E
-        2 => pick([s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7]),          // B4E
-        3 => pick([s, s, s, s]),                                        // RC8
+        1 => pick([s, (s + 1) & 7, (s + 2) & 7, (s + 3) & 7]), // F4E
+        2 => pick([s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7]), // B4E
+        3 => pick([s, s, s, s]),                               // RC8
         4 => pick([[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]][s as usize]), // ECL
         5 => pick([[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]][s as usize]), // ECR
         _ => {
@@ -1672,7 +1773,11 @@ fn fminmax32(x: f32, y: f32, min: bool) -> u32 {
 }
 
 fn fcmp32(a: f32, b: f32, cmp: Cmp, ftz: bool) -> bool {
-    let (a, b) = if ftz { (fp::ftz32(a), fp::ftz32(b)) } else { (a, b) };
+    let (a, b) = if ftz {
+        (fp::ftz32(a), fp::ftz32(b))
+    } else {
+        (a, b)
+    };
     cmp_ord(a.partial_cmp(&b), cmp)
 }
 
@@ -1697,8 +1802,16 @@ fn mufu(f: MufuFn, x: u32, o: &Operand) -> u32 {
                 hi ^= 0x8000_0000;
             }
             let d = f64::from_bits((hi as u64) << 32);
-            let r = if f == MufuFn::Rcp64h { 1.0 / d } else { 1.0 / d.sqrt() };
-            return if r.is_nan() { 0x7fff_ffff } else { (r.to_bits() >> 32) as u32 };
+            let r = if f == MufuFn::Rcp64h {
+                1.0 / d
+            } else {
+                1.0 / d.sqrt()
+            };
+            return if r.is_nan() {
+                0x7fff_ffff
+            } else {
+                (r.to_bits() >> 32) as u32
+            };
         }
     };
     let r = fp::ftz32(r as f32);
@@ -1784,7 +1897,13 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
         (AtomOp::Min, AtomType::S64) => (old as i64).min(b as i64) as u64,
         (AtomOp::Max, AtomType::S64) => (old as i64).max(b as i64) as u64,
         (_, AtomType::S64) => atom(op, AtomType::U64, old, b, c),
-        (AtomOp::Add, AtomType::F32) => fp::fadd(f32::from_bits(o32), f32::from_bits(b32), Rnd::Rn, true, false) as u64,
+        (AtomOp::Add, AtomType::F32) => fp::fadd(
+            f32::from_bits(o32),
+            f32::from_bits(b32),
+            Rnd::Rn,
+            true,
+            false,
+        ) as u64,
         (AtomOp::Add, AtomType::U64) => old.wrapping_add(b),
         (AtomOp::Exch, AtomType::U64) => b,
         (AtomOp::Min, AtomType::U64) => old.min(b),
@@ -1853,7 +1972,9 @@ fn region<'e>(
             Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {
                 (Space::Shared, a - SHARED_WINDOW)
             }
-            Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a) => (Space::Local, a - LOCAL_WINDOW),
+            Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a) => {
+                (Space::Local, a - LOCAL_WINDOW)
+            }
             Space::GlobalRo => (Space::Generic, a),
             s => (s, a),
         }
@@ -1863,16 +1984,31 @@ fn region<'e>(
     let align = size as u64 - 1;
     match sp {
         Space::Shared | Space::Local => {
-            let len = if sp == Space::Shared { env.shared.len() as u64 } else { env.local_size as u64 };
+            let len = if sp == Space::Shared {
+                env.shared.len() as u64
+            } else {
+                env.local_size as u64
+            };
             for l in Lanes(m) {
                 let (s2, a) = window(addr[l]);
                 if s2 != sp || a & align != 0 || a + size as u64 > len {
                     return None;
                 }
-                let t = if sp == Space::Local { (warp as u64 * 32 + l as u64) * len } else { 0 };
+                let t = if sp == Space::Local {
+                    (warp as u64 * 32 + l as u64) * len
+                } else {
+                    0
+                };
                 off[l] = (t + a) as u32;
             }
-            Some((if sp == Space::Shared { &mut *env.shared } else { &mut *env.local }, off))
+            Some((
+                if sp == Space::Shared {
+                    &mut *env.shared
+                } else {
+                    &mut *env.local
+                },
+                off,
+            ))
         }
         _ => {
             let (base, data) = env.global.region_mut(addr[l0], size)?;
@@ -1882,7 +2018,11 @@ fn region<'e>(
             let end = base + data.len() as u64;
             for l in Lanes(m) {
                 let a = addr[l];
-                if a < base || a + size as u64 > end || a & align != 0 || space == Space::Generic && window(a).0 != Space::Generic {
+                if a < base
+                    || a + size as u64 > end
+                    || a & align != 0
+                    || space == Space::Generic && window(a).0 != Space::Generic
+                {
                     return None;
                 }
                 off[l] = (a - base) as u32;
@@ -1952,16 +2092,23 @@ fn mem_access(
     let mem: &mut [u8] = match space {
         Space::Generic | Space::GlobalRo => {
             if write && space == Space::GlobalRo {
-                return Err(ExecError::Illegal("a store through the read-only path".into()));
+                return Err(ExecError::Illegal(
+                    "a store through the read-only path".into(),
+                ));
             }
             env.global.slice_mut(addr, size).map_err(|f: Fault| {
-                oob(f.nearest.unwrap_or_else(|| "no global memory is allocated".into()))
+                oob(f
+                    .nearest
+                    .unwrap_or_else(|| "no global memory is allocated".into()))
             })?
         }
         Space::Shared => {
             let end = addr + size as u64;
             if end > env.shared.len() as u64 {
-                return Err(oob(format!("the block has {} bytes of shared memory", env.shared.len())));
+                return Err(oob(format!(
+                    "the block has {} bytes of shared memory",
+                    env.shared.len()
+                )));
             }
             &mut env.shared[addr as usize..end as usize]
         }

@@ -90,7 +90,11 @@ pub fn round32(s: f64, e: f64, rnd: Rnd) -> f32 {
             }
             // Only a value exactly at a midpoint in double can round the wrong way:
             // then e says on which side of it the exact value lies.
-            let n = if d > 0.0 { next_up32(r) } else { next_down32(r) };
+            let n = if d > 0.0 {
+                next_up32(r)
+            } else {
+                next_down32(r)
+            };
             if n.is_finite() && d * 2.0 == n as f64 - r as f64 && (d > 0.0) == (e > 0.0) {
                 return n;
             }
@@ -164,7 +168,11 @@ pub fn round64(s: f64, e: f64, rnd: Rnd) -> f64 {
 
 fn step64(x: f64, up: bool) -> f64 {
     if x == 0.0 {
-        return if up { f64::from_bits(1) } else { -f64::from_bits(1) };
+        return if up {
+            f64::from_bits(1)
+        } else {
+            -f64::from_bits(1)
+        };
     }
     let b = x.to_bits();
     f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
@@ -231,7 +239,13 @@ pub fn fadd(a: f32, b: f32, rnd: Rnd, ftz: bool, sat: bool) -> u32 {
         Rnd::Rn => a + b,
         _ => {
             let (s, e) = two_sum(a as f64, b as f64);
-            exact_zero_sign(round32(s, e, rnd), s == 0.0 && e == 0.0, a as f64, b as f64, rnd)
+            exact_zero_sign(
+                round32(s, e, rnd),
+                s == 0.0 && e == 0.0,
+                a as f64,
+                b as f64,
+                rnd,
+            )
         }
     };
     finish32(r, ftz, sat)
@@ -346,7 +360,9 @@ mod exact {
     /// The exact product of two finite non-zero doubles.
     pub fn product(a: f64, b: f64) -> Parts {
         match (parts(a), parts(b)) {
-            (Parts::Num(n1, m1, e1), Parts::Num(n2, m2, e2)) => Parts::Num(n1 ^ n2, m1 * m2, e1 + e2),
+            (Parts::Num(n1, m1, e1), Parts::Num(n2, m2, e2)) => {
+                Parts::Num(n1 ^ n2, m1 * m2, e1 + e2)
+            }
             _ => Parts::Zero(a.is_sign_negative() ^ b.is_sign_negative()),
         }
     }
@@ -437,9 +453,17 @@ mod exact {
         let (mut v, half, rest) = if sh <= 0 {
             (m << -sh, false, sticky)
         } else if sh >= 128 {
-            (0, sh == 128 && m >> 127 == 1, sticky || m & !(1u128 << 127) != 0 || sh > 128)
+            (
+                0,
+                sh == 128 && m >> 127 == 1,
+                sticky || m & !(1u128 << 127) != 0 || sh > 128,
+            )
         } else {
-            (m >> sh, (m >> (sh - 1)) & 1 == 1, sticky || m & ((1u128 << (sh - 1)) - 1) != 0)
+            (
+                m >> sh,
+                (m >> (sh - 1)) & 1 == 1,
+                sticky || m & ((1u128 << (sh - 1)) - 1) != 0,
+            )
         };
         let inexact = half || rest;
         let up = match rnd {
@@ -508,7 +532,10 @@ mod tests {
         assert_eq!(fadd(a, b, Rnd::Rp, false, false), next_up32(1.0).to_bits());
         assert_eq!(fadd(a, b, Rnd::Rz, false, false), 1.0f32.to_bits());
         assert_eq!(fadd(-a, -b, Rnd::Rz, false, false), (-1.0f32).to_bits());
-        assert_eq!(fadd(-a, -b, Rnd::Rm, false, false), next_down32(-1.0).to_bits());
+        assert_eq!(
+            fadd(-a, -b, Rnd::Rm, false, false),
+            next_down32(-1.0).to_bits()
+        );
         assert_eq!(fadd(a, b, Rnd::Rn, false, false), 1.0f32.to_bits());
     }
 

@@ -116,28 +116,41 @@ pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), Si
     };
     let t = dims.threads_per_block() as u64;
     if dims.block.contains(&0) || dims.grid.contains(&0) {
-        return bad(format!("grid {:?} and block {:?} must not be empty", dims.grid, dims.block));
+        return bad(format!(
+            "grid {:?} and block {:?} must not be empty",
+            dims.grid, dims.block
+        ));
     }
     if dims.block[0] > 1024 || dims.block[1] > 1024 || dims.block[2] > 64 || t > 1024 {
-        return bad(format!("block {:?} exceeds sm_35's limits (1024 threads, z at most 64)", dims.block));
+        return bad(format!(
+            "block {:?} exceeds sm_35's limits (1024 threads, z at most 64)",
+            dims.block
+        ));
     }
     if dims.grid[0] > 0x7fff_ffff || dims.grid[1] > 65535 || dims.grid[2] > 65535 {
         return bad(format!("grid {:?} exceeds sm_35's limits", dims.grid));
     }
     if let Some(r) = prog.req_ntid {
         if r != dims.block {
-            return bad(format!("the kernel requires block {r:?} (.reqntid), launched with {:?}", dims.block));
+            return bad(format!(
+                "the kernel requires block {r:?} (.reqntid), launched with {:?}",
+                dims.block
+            ));
         }
     }
     if let Some(mx) = prog.max_threads {
         let cap = mx[0] as u64 * mx[1].max(1) as u64 * mx[2].max(1) as u64;
         if t > cap {
-            return bad(format!("the kernel allows at most {cap} threads per block (.maxntid), launched with {t}"));
+            return bad(format!(
+                "the kernel allows at most {cap} threads per block (.maxntid), launched with {t}"
+            ));
         }
     }
     let shared = prog.shared_size as u64 + dims.dynamic_shared as u64;
     if shared > 48 * 1024 {
-        return bad(format!("{shared} bytes of shared memory per block exceed the 48 KB of a K20m SM"));
+        return bad(format!(
+            "{shared} bytes of shared memory per block exceed the 48 KB of a K20m SM"
+        ));
     }
     if prog.registers as u64 * t > 65536 {
         return bad(format!(
@@ -194,7 +207,16 @@ pub fn run(
     params: &[u8],
     limit: u64,
 ) -> Result<RunStats, SimError> {
-    run_with(prog, global, dims, params, &RunOptions { limit, ..RunOptions::default() })
+    run_with(
+        prog,
+        global,
+        dims,
+        params,
+        &RunOptions {
+            limit,
+            ..RunOptions::default()
+        },
+    )
 }
 
 /// The blocks of `dims` in `order`.
@@ -240,7 +262,11 @@ pub fn run_with(
     let mut warps: Vec<Warp> = (0..nwarps)
         .map(|i| {
             let n = (tpb - i * 32).min(32);
-            Warp::new(i, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 })
+            Warp::new(
+                i,
+                prog.registers,
+                if n == 32 { u32::MAX } else { (1u32 << n) - 1 },
+            )
         })
         .collect();
     for block in block_list(dims, opts.order) {
@@ -249,7 +275,11 @@ pub fn run_with(
         locks.iter_mut().for_each(|b| *b = 0);
         for (i, w) in warps.iter_mut().enumerate() {
             let n = (tpb - i as u32 * 32).min(32);
-            *w = Warp::new(i as u32, prog.registers, if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
+            *w = Warp::new(
+                i as u32,
+                prog.registers,
+                if n == 32 { u32::MAX } else { (1u32 << n) - 1 },
+            );
         }
         let mut env = Env {
             prog,
@@ -273,16 +303,27 @@ pub fn run_with(
 }
 
 /// Runs one block's warps to completion; returns the warp-instructions executed.
-fn run_block(prog: &Program, env: &mut Env, warps: &mut [Warp], limit: u64) -> Result<u64, SimError> {
+fn run_block(
+    prog: &Program,
+    env: &mut Env,
+    warps: &mut [Warp],
+    limit: u64,
+) -> Result<u64, SimError> {
     let mut total = 0u64;
     loop {
-        for wi in 0..warps.len() {
-            let w = &mut warps[wi];
+        for w in warps.iter_mut() {
             let mut n = 0;
             while w.state == WarpState::Running && n < QUANTUM {
                 let pc = w.pc;
                 let Some(op) = prog.ops.get(pc as usize) else {
-                    return Err(fault(prog, env, w, pc, None, "the warp ran past the end of the code".into()));
+                    return Err(fault(
+                        prog,
+                        env,
+                        w,
+                        pc,
+                        None,
+                        "the warp ran past the end of the code".into(),
+                    ));
                 };
                 if let Err(e) = exec(op, w, env) {
                     return Err(exec_fault(prog, env, w, pc, e));
@@ -339,7 +380,8 @@ fn release_barriers(warps: &mut [Warp]) -> bool {
             // A BAR.RED's result: the count, AND or OR over every arrived warp.
             let (mut popc, mut all, mut any) = (0u32, true, false);
             for w in warps.iter() {
-                if let (WarpState::Barrier { id: i, .. }, Some((_, c, a, y))) = (w.state, w.bar_red) {
+                if let (WarpState::Barrier { id: i, .. }, Some((_, c, a, y))) = (w.state, w.bar_red)
+                {
                     if i == id {
                         popc += c;
                         all &= a;
@@ -391,13 +433,24 @@ fn thread_of(env: &Env, w: &Warp, lane: u32) -> [u32; 3] {
     [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])]
 }
 
-fn fault(prog: &Program, env: &Env, w: &Warp, pc: u32, lane: Option<u32>, what: String) -> SimError {
+fn fault(
+    prog: &Program,
+    env: &Env,
+    w: &Warp,
+    pc: u32,
+    lane: Option<u32>,
+    what: String,
+) -> SimError {
     SimError::Fault {
         what,
         at: Location {
             kernel: prog.name.clone(),
             block: env.block_idx,
-            thread: Some(thread_of(env, w, lane.unwrap_or(w.active.trailing_zeros().min(31)))),
+            thread: Some(thread_of(
+                env,
+                w,
+                lane.unwrap_or(w.active.trailing_zeros().min(31)),
+            )),
             pc: pc as u64 * 8,
             text: prog.text(pc),
         },

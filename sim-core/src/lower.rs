@@ -24,7 +24,9 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
     // Convert the operands (beyond destinations, which each arm picks).
     let ops = &s.operands;
     let mut conv = |i: usize| -> Result<Operand, String> {
-        let o = ops.get(i).ok_or_else(|| format!("operand {} missing", i + 1))?;
+        let o = ops
+            .get(i)
+            .ok_or_else(|| format!("operand {} missing", i + 1))?;
         let sel = o
             .suffix
             .iter()
@@ -67,22 +69,35 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
     let reg = |i: usize| -> Result<u8, String> {
         match ops.get(i).map(|o| &o.kind) {
             Some(OpndKind::Reg(r)) => Ok(*r),
-            other => Err(format!("operand {} should be a register, is {other:?}", i + 1)),
+            other => Err(format!(
+                "operand {} should be a register, is {other:?}",
+                i + 1
+            )),
         }
     };
     let pred = |i: usize| -> Result<u8, String> {
         match ops.get(i).map(|o| &o.kind) {
             Some(OpndKind::Pred(p)) => Ok(*p),
-            other => Err(format!("operand {} should be a predicate, is {other:?}", i + 1)),
+            other => Err(format!(
+                "operand {} should be a predicate, is {other:?}",
+                i + 1
+            )),
         }
     };
-    let dst_cc = |i: usize| ops.get(i).is_some_and(|o| o.suffix.iter().any(|x| x == "CC"));
+    let dst_cc = |i: usize| {
+        ops.get(i)
+            .is_some_and(|o| o.suffix.iter().any(|x| x == "CC"))
+    };
     let target = |i: usize| -> Result<u32, String> {
         match ops.get(i).map(|o| &o.kind) {
             // A target at a control word means the instruction after it.
             Some(OpndKind::Int(v)) if *v >= 0 && v % 8 == 0 => {
                 let slot = (*v / 8) as u32;
-                Ok(if slot % 8 == 0 { slot + 1 } else { slot })
+                Ok(if slot.is_multiple_of(8) {
+                    slot + 1
+                } else {
+                    slot
+                })
             }
             other => Err(format!("bad branch target {other:?}")),
         }
@@ -501,7 +516,8 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 other => return Err(format!("S2R of {other:?}")),
             };
             Kind::S2R {
-                sr: sreg(&name).ok_or_else(|| format!("special register {name} is not modelled"))?,
+                sr: sreg(&name)
+                    .ok_or_else(|| format!("special register {name} is not modelled"))?,
             }
         }
         "SHFL" => {
@@ -556,10 +572,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 "LDS" => Space::Shared,
                 _ => Space::Local,
             };
-            Kind::Ld {
-                space,
-                w: width(s),
-            }
+            Kind::Ld { space, w: width(s) }
         }
         "ST" | "STS" | "STL" => {
             let (r, off) = mem(ops.first())?;
@@ -572,10 +585,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 "STS" => Space::Shared,
                 _ => Space::Local,
             };
-            Kind::St {
-                space,
-                w: width(s),
-            }
+            Kind::St { space, w: width(s) }
         }
         "LDC" => {
             op.d0 = reg(0)?;
@@ -626,7 +636,8 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 AtomType::U32
             };
             if (ty == AtomType::F32 && aop != AtomOp::Add)
-                || (matches!(ty, AtomType::U64 | AtomType::S64) && matches!(aop, AtomOp::Inc | AtomOp::Dec))
+                || (matches!(ty, AtomType::U64 | AtomType::S64)
+                    && matches!(aop, AtomOp::Inc | AtomOp::Dec))
             {
                 return Err(format!("{mn} {aop:?} on {ty:?} is not modelled"));
             }
@@ -895,7 +906,9 @@ fn sreg(name: &str) -> Option<SReg> {
         "SR_GLOBALTIMERLO" => SReg::ClockLo,
         "SR_GLOBALTIMERHI" => SReg::ClockHi,
         // Performance-monitor counters: no counters run in the functional model.
-        "SR_PM0" | "SR_PM1" | "SR_PM2" | "SR_PM3" | "SR_PM4" | "SR_PM5" | "SR_PM6" | "SR_PM7" => SReg::Zero,
+        "SR_PM0" | "SR_PM1" | "SR_PM2" | "SR_PM3" | "SR_PM4" | "SR_PM5" | "SR_PM6" | "SR_PM7" => {
+            SReg::Zero
+        }
         _ => return None,
     })
 }
@@ -924,12 +937,31 @@ mod tests {
                 ..
             }
         ));
-        assert_eq!(o.src[1].src, Src::Const { bank: 0, offset: 0x28 });
+        assert_eq!(
+            o.src[1].src,
+            Src::Const {
+                bank: 0,
+                offset: 0x28
+            }
+        );
         let o = low("ISETP.GE.AND P0, PT, R0, c[0x0][0x150], PT;");
         assert_eq!((o.d0, o.d1), (0, 7));
-        assert!(matches!(o.kind, Kind::ISetP { cmp: Cmp::Ge, signed: true, .. }));
+        assert!(matches!(
+            o.kind,
+            Kind::ISetP {
+                cmp: Cmp::Ge,
+                signed: true,
+                ..
+            }
+        ));
         let o = low("LDS.U.128 R4, [R2+0x10];");
-        assert!(matches!(o.kind, Kind::Ld { space: Space::Shared, w: Width::B128 }));
+        assert!(matches!(
+            o.kind,
+            Kind::Ld {
+                space: Space::Shared,
+                w: Width::B128
+            }
+        ));
         assert_eq!(o.imm, 0x10);
         let o = low("@P0 BRA 0x68;");
         assert_eq!(o.target, 0x68 / 8);
@@ -942,22 +974,49 @@ mod tests {
     #[test]
     fn lowers_the_64_bit_min_max_pair() {
         let o = low("IMNMX.U32.XHI R7.CC, R3, R5, !PT;");
-        assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: false, xhi: true }));
+        assert!(matches!(
+            o.kind,
+            Kind::IMnMx {
+                signed: false,
+                xlo: false,
+                xhi: true
+            }
+        ));
         assert!(o.cc);
         let o = low("IMNMX.U32.XLO R6, R2, R4, PT;");
-        assert!(matches!(o.kind, Kind::IMnMx { signed: false, xlo: true, xhi: false }));
+        assert!(matches!(
+            o.kind,
+            Kind::IMnMx {
+                signed: false,
+                xlo: true,
+                xhi: false
+            }
+        ));
     }
 
     #[test]
     fn wide_shared_lock_pairs() {
-        assert!(matches!(low("LDSLK.64 P0, R4, [RZ];").kind, Kind::LdsLk { wide: true }));
-        assert!(matches!(low("STSCUL P0, [R6], R5;").kind, Kind::StsCul { wide: false }));
+        assert!(matches!(
+            low("LDSLK.64 P0, R4, [RZ];").kind,
+            Kind::LdsLk { wide: true }
+        ));
+        assert!(matches!(
+            low("STSCUL P0, [R6], R5;").kind,
+            Kind::StsCul { wide: false }
+        ));
     }
 
     #[test]
     fn signed_64_bit_atomics() {
         let o = low("ATOM.E.MIN.S64 R2, [R6], R2;");
-        assert!(matches!(o.kind, Kind::Atom { op: AtomOp::Min, ty: AtomType::S64, .. }));
+        assert!(matches!(
+            o.kind,
+            Kind::Atom {
+                op: AtomOp::Min,
+                ty: AtomType::S64,
+                ..
+            }
+        ));
     }
 
     #[test]

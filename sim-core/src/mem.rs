@@ -111,14 +111,33 @@ impl GlobalMem {
             .map(|a| {
                 let end = a.base + a.data.len() as u64;
                 if addr >= end {
-                    format!("{} bytes after the end of `{}` [{:#x}, {:#x})", addr - end, a.name, a.base, end)
+                    format!(
+                        "{} bytes after the end of `{}` [{:#x}, {:#x})",
+                        addr - end,
+                        a.name,
+                        a.base,
+                        end
+                    )
                 } else if addr < a.base {
-                    format!("{} bytes before `{}` [{:#x}, {:#x})", a.base - addr, a.name, a.base, end)
+                    format!(
+                        "{} bytes before `{}` [{:#x}, {:#x})",
+                        a.base - addr,
+                        a.name,
+                        a.base,
+                        end
+                    )
                 } else {
-                    format!("overlapping the end of `{}` [{:#x}, {:#x})", a.name, a.base, end)
+                    format!(
+                        "overlapping the end of `{}` [{:#x}, {:#x})",
+                        a.name, a.base, end
+                    )
                 }
             });
-        Err(Fault { addr, size, nearest })
+        Err(Fault {
+            addr,
+            size,
+            nearest,
+        })
     }
 
     /// The `size` bytes at `addr`.

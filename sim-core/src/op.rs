@@ -186,7 +186,10 @@ impl NumType {
         matches!(self, NumType::F16 | NumType::F32 | NumType::F64)
     }
     pub fn is_signed(self) -> bool {
-        matches!(self, NumType::S8 | NumType::S16 | NumType::S32 | NumType::S64)
+        matches!(
+            self,
+            NumType::S8 | NumType::S16 | NumType::S32 | NumType::S64
+        )
     }
     pub fn bits(self) -> u32 {
         match self {
@@ -277,125 +280,276 @@ pub enum Kind {
     Unsupported,
     Nop,
     /// `IADD`, `IADD32I`: a + b (+ carry with `.X`); `.SAT` saturates signed.
-    IAdd { x: bool, sat: bool },
+    IAdd {
+        x: bool,
+        sat: bool,
+    },
     /// `ISCADD`: (a << shift) + b.
-    IScAdd { shift: u8 },
+    IScAdd {
+        shift: u8,
+    },
     /// `IMUL`, `IMUL32I`, `IMAD`, `IMAD32I`: a * b (+ c). `hi` gives the high
     /// word of the 64-bit product.
-    IMad { sa: bool, sb: bool, hi: bool, x: bool, sat: bool, mad: bool },
+    IMad {
+        sa: bool,
+        sb: bool,
+        hi: bool,
+        x: bool,
+        sat: bool,
+        mad: bool,
+    },
     /// `IMADSP`: a * b + c on sub-words: each of a, b, c is taken as the type
     /// its modifier names (`U24`, `S24`, `U16H0`, `S16H0`, `U16H1`, `S16H1`,
     /// `U32`, `S32`).
-    IMadSp { ta: SubWord, tb: SubWord, tc: SubWord },
+    IMadSp {
+        ta: SubWord,
+        tb: SubWord,
+        tc: SubWord,
+    },
     /// `ISAD`: |a - b| + c.
-    ISad { signed: bool },
+    ISad {
+        signed: bool,
+    },
     /// `IMNMX`: min when the predicate source is true, else max. A 64-bit
     /// min/max is `IMNMX.XHI Rh.CC` on the high words (its condition code says
     /// whether they were equal and which was chosen), then `IMNMX.U32.XLO` on the
     /// low words, which follows that choice or, if equal, compares them.
-    IMnMx { signed: bool, xlo: bool, xhi: bool },
+    IMnMx {
+        signed: bool,
+        xlo: bool,
+        xhi: bool,
+    },
     /// `ISETP`: compare, combine with a predicate, write two predicates.
-    ISetP { cmp: Cmp, signed: bool, x: bool, bop: BoolOp },
+    ISetP {
+        cmp: Cmp,
+        signed: bool,
+        x: bool,
+        bop: BoolOp,
+    },
     /// `ISET`: compare, combine, write all ones (or 1.0 with `.BF`) or zero.
-    ISet { cmp: Cmp, signed: bool, x: bool, bop: BoolOp, bf: bool },
+    ISet {
+        cmp: Cmp,
+        signed: bool,
+        x: bool,
+        bop: BoolOp,
+        bf: bool,
+    },
     /// `ICMP`: d = (c cmp 0) ? a : b.
-    ICmp { cmp: Cmp, signed: bool },
+    ICmp {
+        cmp: Cmp,
+        signed: bool,
+    },
     /// `LOP`, `LOP32I`: bitwise op; `op` 0 AND, 1 OR, 2 XOR, 3 PASS_B.
-    Lop { op: u8 },
+    Lop {
+        op: u8,
+    },
     /// `SHL` (`.W`: shift amount modulo 32, else clamped).
-    Shl { wrap: bool },
+    Shl {
+        wrap: bool,
+    },
     /// `SHR` (`.U32` logical, else arithmetic).
-    Shr { signed: bool, wrap: bool },
+    Shr {
+        signed: bool,
+        wrap: bool,
+    },
     /// `SHF.L`/`SHF.R`: funnel shift of the 64-bit pair (c:a). `SHF.L` gives the
     /// high word, `SHF.R` the low word (`.HI`: the high word). Shift amounts clamp
     /// at 32 (`.U64`/`.S64`: 64) or, with `.W`, wrap; `.S64` shifts in sign bits.
-    Shf { right: bool, wrap: bool, hi: bool, wide: bool, signed: bool },
+    Shf {
+        right: bool,
+        wrap: bool,
+        hi: bool,
+        wide: bool,
+        signed: bool,
+    },
     /// `BFE`: extract `len` bits at `pos` (from b = pos | len << 8).
-    Bfe { signed: bool, brev: bool },
+    Bfe {
+        signed: bool,
+        brev: bool,
+    },
     /// `BFI`: insert a into c at b's position/length.
     Bfi,
     /// `POPC`: population count of (a & b).
     Popc,
     /// `FLO`: position of the highest set bit (`.SH`: shift amount).
-    Flo { signed: bool, sh: bool },
+    Flo {
+        signed: bool,
+        sh: bool,
+    },
     /// `PRMT`: byte permute of (b, a) by c's selectors, in a mode.
-    Prmt { mode: u8 },
+    Prmt {
+        mode: u8,
+    },
     /// `SEL`: predicate ? a : b.
     Sel,
     /// `MOV`, `MOV32I`.
     Mov,
     /// `FADD`, `FADD32I`.
-    FAdd { ftz: bool, sat: bool, rnd: Rnd },
+    FAdd {
+        ftz: bool,
+        sat: bool,
+        rnd: Rnd,
+    },
     /// `FMUL`, `FMUL32I`.
-    FMul { ftz: bool, sat: bool, rnd: Rnd },
+    FMul {
+        ftz: bool,
+        sat: bool,
+        rnd: Rnd,
+    },
     /// `FFMA`, `FFMA32I`.
-    FFma { ftz: bool, sat: bool, rnd: Rnd },
+    FFma {
+        ftz: bool,
+        sat: bool,
+        rnd: Rnd,
+    },
     /// `FMNMX`.
-    FMnMx { ftz: bool },
+    FMnMx {
+        ftz: bool,
+    },
     /// `FSETP`.
-    FSetP { cmp: Cmp, ftz: bool, bop: BoolOp },
+    FSetP {
+        cmp: Cmp,
+        ftz: bool,
+        bop: BoolOp,
+    },
     /// `FSET`.
-    FSet { cmp: Cmp, ftz: bool, bop: BoolOp, bf: bool },
+    FSet {
+        cmp: Cmp,
+        ftz: bool,
+        bop: BoolOp,
+        bf: bool,
+    },
     /// `FCMP`: d = (c cmp 0.0) ? a : b.
-    FCmp { cmp: Cmp, ftz: bool },
+    FCmp {
+        cmp: Cmp,
+        ftz: bool,
+    },
     /// `MUFU`.
-    Mufu { f: MufuFn },
+    Mufu {
+        f: MufuFn,
+    },
     /// `RRO`: range reduction before SIN/COS/EX2; `ex2` picks which.
-    Rro { ex2: bool },
+    Rro {
+        ex2: bool,
+    },
     /// `DADD`.
-    DAdd { rnd: Rnd },
+    DAdd {
+        rnd: Rnd,
+    },
     /// `DMUL`.
-    DMul { rnd: Rnd },
+    DMul {
+        rnd: Rnd,
+    },
     /// `DFMA`.
-    DFma { rnd: Rnd },
+    DFma {
+        rnd: Rnd,
+    },
     /// `DMNMX`.
     DMnMx,
     /// `DSETP`.
-    DSetP { cmp: Cmp, bop: BoolOp },
+    DSetP {
+        cmp: Cmp,
+        bop: BoolOp,
+    },
     /// `DSET`.
-    DSet { cmp: Cmp, bop: BoolOp, bf: bool },
+    DSet {
+        cmp: Cmp,
+        bop: BoolOp,
+        bf: bool,
+    },
     /// `F2F`: float to float, optionally rounding to an integral value.
-    F2F { dt: NumType, st: NumType, rnd: Rnd, irnd: IntRnd, ftz: bool, sat: bool },
+    F2F {
+        dt: NumType,
+        st: NumType,
+        rnd: Rnd,
+        irnd: IntRnd,
+        ftz: bool,
+        sat: bool,
+    },
     /// `F2I`.
-    F2I { dt: NumType, st: NumType, irnd: IntRnd, ftz: bool },
+    F2I {
+        dt: NumType,
+        st: NumType,
+        irnd: IntRnd,
+        ftz: bool,
+    },
     /// `I2F`.
-    I2F { dt: NumType, st: NumType, rnd: Rnd },
+    I2F {
+        dt: NumType,
+        st: NumType,
+        rnd: Rnd,
+    },
     /// `I2I`.
-    I2I { dt: NumType, st: NumType, sat: bool },
+    I2I {
+        dt: NumType,
+        st: NumType,
+        sat: bool,
+    },
     /// `PSETP`: combine predicates.
-    PSetP { bop1: BoolOp, bop2: BoolOp },
+    PSetP {
+        bop1: BoolOp,
+        bop2: BoolOp,
+    },
     /// `P2R`: predicates to a register (masked by b).
     P2R,
     /// `R2P`: a register's bits to predicates (masked by b).
     R2P,
     /// `CSETP`: test the condition code.
-    CSetP { test: CcTest, bop: BoolOp },
+    CSetP {
+        test: CcTest,
+        bop: BoolOp,
+    },
     /// `FCHK.DIVIDE`: true where a / b is outside the range the fast division
     /// sequence (reciprocal, Newton step, FFMA correction) rounds correctly.
     FChk,
     /// `LDSLK`: load a shared word (`.64`: a register pair) and try to take its
     /// lock (predicate: taken).
-    LdsLk { wide: bool },
+    LdsLk {
+        wide: bool,
+    },
     /// `STSCUL`: store to a shared word (`.64`: a pair) whose lock the thread
     /// holds, and release it.
-    StsCul { wide: bool },
+    StsCul {
+        wide: bool,
+    },
     /// `S2R`.
-    S2R { sr: SReg },
+    S2R {
+        sr: SReg,
+    },
     /// `SHFL`.
-    Shfl { mode: ShflMode },
+    Shfl {
+        mode: ShflMode,
+    },
     /// `VOTE`.
-    Vote { mode: VoteMode },
+    Vote {
+        mode: VoteMode,
+    },
     /// Loads: `LD`, `LDG`, `LDS`, `LDL`; `LDC` is [`Kind::Ldc`].
-    Ld { space: Space, w: Width },
+    Ld {
+        space: Space,
+        w: Width,
+    },
     /// Stores: `ST`, `STS`, `STL`.
-    St { space: Space, w: Width },
+    St {
+        space: Space,
+        w: Width,
+    },
     /// `LDC`: a constant-bank load with a register index.
-    Ldc { w: Width },
+    Ldc {
+        w: Width,
+    },
     /// `ATOM` (returns the old value), `RED` (does not), `ATOMS`.
-    Atom { space: Space, op: AtomOp, ty: AtomType, ret: bool },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: AtomType,
+        ret: bool,
+    },
     /// `BRA` (a `.U` branch is the same to the functional model), taken where the
     /// guard holds and the condition-code test `cc` passes.
-    Bra { cc: CcTest },
+    Bra {
+        cc: CcTest,
+    },
     /// `BRX`: indirect, register + offset.
     Brx,
     /// `SSY`: push a reconvergence point.
@@ -417,10 +571,14 @@ pub enum Kind {
     /// `EXIT`.
     Exit,
     /// `BAR.SYNC`, `BAR.ARV`: barrier `id` (b), thread count (c).
-    Bar { arrive_only: bool },
+    Bar {
+        arrive_only: bool,
+    },
     /// `BAR.RED.POPC/AND/OR id[, count], P`: a barrier that also reduces a
     /// predicate over the block; `B2R.RESULT` reads the result.
-    BarRed { red: BarRed },
+    BarRed {
+        red: BarRed,
+    },
     /// `B2R.RESULT Rd, P`: the last barrier reduction's result to a register and
     /// (as non-zero) a predicate.
     B2R,

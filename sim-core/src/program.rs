@@ -83,18 +83,15 @@ impl Program {
         let mut banks: Vec<Vec<u8>> = vec![Vec::new(); 18];
         for b in &k.const_banks {
             if (b.bank as usize) < banks.len() {
-                banks[b.bank as usize] = b
-                    .data
-                    .clone()
-                    .unwrap_or_else(|| vec![0; b.size as usize]);
+                banks[b.bank as usize] = b.data.clone().unwrap_or_else(|| vec![0; b.size as usize]);
             }
         }
         for b in &cubin.const_banks {
-            if b.owner.is_none() && (b.bank as usize) < banks.len() && banks[b.bank as usize].is_empty() {
-                banks[b.bank as usize] = b
-                    .data
-                    .clone()
-                    .unwrap_or_else(|| vec![0; b.size as usize]);
+            if b.owner.is_none()
+                && (b.bank as usize) < banks.len()
+                && banks[b.bank as usize].is_empty()
+            {
+                banks[b.bank as usize] = b.data.clone().unwrap_or_else(|| vec![0; b.size as usize]);
             }
         }
         relocate(cubin, k, &mut words, &mut banks, global)?;
@@ -128,11 +125,13 @@ impl Program {
                 }
             }
         }
-        let param_size = k
-            .info
-            .cbank_param_size
-            .map(u32::from)
-            .unwrap_or_else(|| k.params().iter().map(|p| p.offset as u32 + p.size as u32).max().unwrap_or(0));
+        let param_size = k.info.cbank_param_size.map(u32::from).unwrap_or_else(|| {
+            k.params()
+                .iter()
+                .map(|p| p.offset as u32 + p.size as u32)
+                .max()
+                .unwrap_or(0)
+        });
         // The call stack grows down from c[0x0][0x44]: the frame plus what the
         // deepest call chain needs.
         let local_size = (k.frame_size + k.max_stack_size.max(k.min_stack_size)).div_ceil(16) * 16
@@ -158,8 +157,9 @@ impl Program {
     /// The instruction text at `slot`, for messages.
     pub fn text(&self, slot: u32) -> String {
         match self.words.get(slot as usize) {
-            Some(&w) if slot % 8 != 0 => decode::disassemble(w, slot as u64 * 8)
-                .unwrap_or_else(|e| format!("<{e}>")),
+            Some(&w) if !slot.is_multiple_of(8) => {
+                decode::disassemble(w, slot as u64 * 8).unwrap_or_else(|e| format!("<{e}>"))
+            }
             Some(_) => "<control word>".into(),
             None => "<past the end of the code>".into(),
         }
@@ -189,14 +189,17 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
             let n = (dt.bits().max(st.bits()) / 32).max(1);
             (n, n)
         }
-        Kind::Atom { ty: crate::op::AtomType::U64 | crate::op::AtomType::S64, .. } => (2, 2),
+        Kind::Atom {
+            ty: crate::op::AtomType::U64 | crate::op::AtomType::S64,
+            ..
+        } => (2, 2),
         _ => (1, 1),
     };
     let check = |r: u8, n: u32, what: &str| -> Result<(), String> {
         if r == 255 {
             return Ok(());
         }
-        if n > 1 && r as u32 % n != 0 {
+        if n > 1 && !(r as u32).is_multiple_of(n) {
             return Err(format!(
                 "illegal instruction: {what} R{r} of a {}-bit operand must be a multiple of {n}",
                 n * 32
@@ -206,7 +209,11 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
             return Err(format!(
                 "illegal register: R{}{} is past the kernel's {nregs} registers",
                 r,
-                if n > 1 { format!("..R{}", r as u32 + n - 1) } else { String::new() }
+                if n > 1 {
+                    format!("..R{}", r as u32 + n - 1)
+                } else {
+                    String::new()
+                }
             ));
         }
         Ok(())
@@ -219,7 +226,9 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
         let n = match op.kind {
             Kind::Ld { w, .. } | Kind::Ldc { w } => w.regs(),
             Kind::St { .. } => 1,
-            Kind::F2F { dt, .. } | Kind::F2I { dt, .. } | Kind::I2F { dt, .. } => (dt.bits() / 32).max(1),
+            Kind::F2F { dt, .. } | Kind::F2I { dt, .. } | Kind::I2F { dt, .. } => {
+                (dt.bits() / 32).max(1)
+            }
             // DSET writes a 32-bit mask or 1.0f; only its sources are doubles.
             Kind::DSet { .. } => 1,
             _ => wide_regs,
@@ -230,9 +239,23 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
         let n = match op.kind {
             Kind::Ld { .. } | Kind::Atom { .. } | Kind::St { .. } if i == 0 => 1,
             Kind::St { w, .. } if i == 1 => w.regs(),
-            Kind::F2F { st, .. } | Kind::F2I { st, .. } | Kind::I2F { st, .. } => (st.bits() / 32).max(1),
-            Kind::DAdd { .. } | Kind::DMul { .. } | Kind::DFma { .. } | Kind::DMnMx | Kind::DSetP { .. } | Kind::DSet { .. } if i < 3 => 2,
-            Kind::Atom { ty: crate::op::AtomType::U64 | crate::op::AtomType::S64, .. } if i > 0 => 2,
+            Kind::F2F { st, .. } | Kind::F2I { st, .. } | Kind::I2F { st, .. } => {
+                (st.bits() / 32).max(1)
+            }
+            Kind::DAdd { .. }
+            | Kind::DMul { .. }
+            | Kind::DFma { .. }
+            | Kind::DMnMx
+            | Kind::DSetP { .. }
+            | Kind::DSet { .. }
+                if i < 3 =>
+            {
+                2
+            }
+            Kind::Atom {
+                ty: crate::op::AtomType::U64 | crate::op::AtomType::S64,
+                ..
+            } if i > 0 => 2,
             _ => 1,
         };
         let _ = align;
@@ -263,7 +286,9 @@ fn relocate(
             Some(a) => a.base,
             None => global.alloc(
                 name,
-                data.data.clone().unwrap_or_else(|| vec![0; data.size as usize]),
+                data.data
+                    .clone()
+                    .unwrap_or_else(|| vec![0; data.size as usize]),
             ),
         };
         placed.push((data.section, base));
@@ -300,8 +325,12 @@ fn relocate(
             let bank = &mut banks[b.bank as usize];
             let off = r.offset as usize;
             match r.kind {
-                1 if off + 4 <= bank.len() => bank[off..off + 4].copy_from_slice(&(value as u32).to_le_bytes()),
-                2 if off + 8 <= bank.len() => bank[off..off + 8].copy_from_slice(&value.to_le_bytes()),
+                1 if off + 4 <= bank.len() => {
+                    bank[off..off + 4].copy_from_slice(&(value as u32).to_le_bytes())
+                }
+                2 if off + 8 <= bank.len() => {
+                    bank[off..off + 8].copy_from_slice(&value.to_le_bytes())
+                }
                 _ => return Err(err()),
             }
         }

@@ -77,7 +77,10 @@ impl Syntax {
                     Some(p) => (true, p),
                     None => (false, g),
                 };
-                (Some((pred_num(p).ok_or_else(|| SyntaxError(g.into()))?, neg)), rest.trim_start())
+                (
+                    Some((pred_num(p).ok_or_else(|| SyntaxError(g.into()))?, neg)),
+                    rest.trim_start(),
+                )
             }
             None => (None, t),
         };
@@ -165,7 +168,11 @@ fn parse_int(s: &str) -> Option<i64> {
     };
     let v = i64::from_str_radix(s.strip_prefix("0x")?, 16)
         .ok()
-        .or_else(|| u64::from_str_radix(s.strip_prefix("0x")?, 16).ok().map(|u| u as i64))?;
+        .or_else(|| {
+            u64::from_str_radix(s.strip_prefix("0x")?, 16)
+                .ok()
+                .map(|u| u as i64)
+        })?;
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
@@ -176,7 +183,10 @@ fn parse_addr(s: &str) -> Option<(u8, i64)> {
         return Some((255, off));
     }
     match s.split_once('+') {
-        Some((r, off)) => Some((reg_num(r.trim().trim_end_matches(".64"))?, parse_int(off.trim())?)),
+        Some((r, off)) => Some((
+            reg_num(r.trim().trim_end_matches(".64"))?,
+            parse_int(off.trim())?,
+        )),
         None => Some((reg_num(s.trim_end_matches(".64"))?, 0)),
     }
 }
@@ -191,7 +201,10 @@ fn parse_float(s: &str) -> Option<f64> {
     }
     // Integers always print in hex; a plain decimal (`3`, `252`) is a float
     // immediate with an integral value.
-    if t.starts_with("0x") || t.starts_with("-0x") || !t.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
+    if t.starts_with("0x")
+        || t.starts_with("-0x")
+        || !t.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
+    {
         return None;
     }
     t.parse().ok()
@@ -305,9 +318,16 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // nvdisasm's own digits
     fn reads_memory_constants_floats_and_specials() {
         let s = Syntax::parse("LDL R4, [R1+-0x10];").unwrap();
-        assert_eq!(s.operands[1].kind, OpndKind::Mem { reg: 1, offset: -0x10 });
+        assert_eq!(
+            s.operands[1].kind,
+            OpndKind::Mem {
+                reg: 1,
+                offset: -0x10
+            }
+        );
         let s = Syntax::parse("LDC R0, c[0x3][R2+0x8];").unwrap();
         assert_eq!(
             s.operands[1].kind,
@@ -331,7 +351,13 @@ mod tests {
         assert_eq!(s.operands[2].kind, OpndKind::Int(-0x14));
         assert!(!s.operands[2].neg);
         let s = Syntax::parse("LD.E R2, [0xfffffffc];").unwrap();
-        assert_eq!(s.operands[1].kind, OpndKind::Mem { reg: 255, offset: 0xfffffffc });
+        assert_eq!(
+            s.operands[1].kind,
+            OpndKind::Mem {
+                reg: 255,
+                offset: 0xfffffffc
+            }
+        );
         let s = Syntax::parse("EXIT;").unwrap();
         assert!(s.operands.is_empty());
         let s = Syntax::parse("ISETP.NE.AND P0, PT, R7, 0x6, !P1;").unwrap();

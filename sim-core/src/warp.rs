@@ -36,7 +36,10 @@ pub struct Entry {
 pub enum WarpState {
     Running,
     /// Waiting at barrier `id` (arrived with `count` threads expected, 0 = all).
-    Barrier { id: u8, count: u32 },
+    Barrier {
+        id: u8,
+        count: u32,
+    },
     Done,
 }
 

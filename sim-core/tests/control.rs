@@ -110,7 +110,9 @@ fn break_without_pbk_is_an_error() {
         block: [32, 1, 1],
         dynamic_shared: 0,
     };
-    let e = run(&prog, &mut g, &dims, &[0; 8], 1000).expect_err("fails").to_string();
+    let e = run(&prog, &mut g, &dims, &[0; 8], 1000)
+        .expect_err("fails")
+        .to_string();
     assert!(e.contains("BRK with no matching PBK"), "{e}");
 }
 
@@ -119,7 +121,11 @@ fn break_without_pbk_is_an_error() {
 /// address): lane i stores 100 * (i % 4 + 1).
 #[test]
 fn indirect_branch_through_a_jump_table() {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/cubin-fixtures/brx.cubin")).expect("fixture");
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../traces/cubin-fixtures/brx.cubin"
+    ))
+    .expect("fixture");
     let cubin = Cubin::parse(&bytes).expect("parses");
     let mut g = GlobalMem::new();
     let out = g.alloc("out", vec![0; 64 * 4]);

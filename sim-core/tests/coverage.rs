@@ -11,9 +11,49 @@ use sim_core::sass::{float_fields, Syntax};
 
 /// Mnemonics the executor does not model yet.
 const NOT_MODELLED: &[&str] = &[
-    "TEX", "TEXS", "TLD", "TLD4", "TXQ", "TMML", "TXD", "TXA", "SULD", "SUST", "SURED", "SUATOM", "SUBFM",
-    "SUCLAMP", "SUEAU", "SULDGA", "SUSTGA", "VADD", "VSET", "VSHL", "VSHR", "VMAD", "VABSDIFF", "VMNMX",
-    "VABSDIFF4", "JMX", "BPT", "ALD", "AST", "OUT", "IPA", "PIXLD", "ISBERD", "STP", "KIL", "DEPBAR", "LDU", "VABSDIFF2", "VADD2", "VADD4", "VMNMX2", "VMNMX4", "VSET2",
+    "TEX",
+    "TEXS",
+    "TLD",
+    "TLD4",
+    "TXQ",
+    "TMML",
+    "TXD",
+    "TXA",
+    "SULD",
+    "SUST",
+    "SURED",
+    "SUATOM",
+    "SUBFM",
+    "SUCLAMP",
+    "SUEAU",
+    "SULDGA",
+    "SUSTGA",
+    "VADD",
+    "VSET",
+    "VSHL",
+    "VSHR",
+    "VMAD",
+    "VABSDIFF",
+    "VMNMX",
+    "VABSDIFF4",
+    "JMX",
+    "BPT",
+    "ALD",
+    "AST",
+    "OUT",
+    "IPA",
+    "PIXLD",
+    "ISBERD",
+    "STP",
+    "KIL",
+    "DEPBAR",
+    "LDU",
+    "VABSDIFF2",
+    "VADD2",
+    "VADD4",
+    "VMNMX2",
+    "VMNMX4",
+    "VSET2",
     "VSET4",
 ];
 
@@ -22,15 +62,24 @@ const NOT_MODELLED_FORMS: &[&str] = &["IMADSP.SD"];
 
 #[test]
 fn every_corpus_instruction_lowers() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces/isa-corpus/corpus.txt"))
-        .expect("corpus");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../traces/isa-corpus/corpus.txt"
+    ))
+    .expect("corpus");
     let mut ok = 0usize;
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut failed: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let Some((w, _)) = line.split_once('\t') else { continue };
-        let Ok(word) = u64::from_str_radix(w.trim_start_matches("0x"), 16) else { continue };
-        let Ok(inst) = sim_isa::decode::decode(word) else { continue };
+        let Some((w, _)) = line.split_once('\t') else {
+            continue;
+        };
+        let Ok(word) = u64::from_str_radix(w.trim_start_matches("0x"), 16) else {
+            continue;
+        };
+        let Ok(inst) = sim_isa::decode::decode(word) else {
+            continue;
+        };
         let t = inst.text(0x10000);
         let syn = match Syntax::parse(&t) {
             Ok(s) => s,
@@ -40,7 +89,9 @@ fn every_corpus_instruction_lowers() {
             }
         };
         let form = format!("{}.{}", syn.mnemonic, syn.mods.join("."));
-        if NOT_MODELLED.contains(&syn.mnemonic.as_str()) || NOT_MODELLED_FORMS.contains(&form.as_str()) {
+        if NOT_MODELLED.contains(&syn.mnemonic.as_str())
+            || NOT_MODELLED_FORMS.contains(&form.as_str())
+        {
             *skipped.entry(syn.mnemonic.clone()).or_default() += 1;
             continue;
         }
@@ -53,9 +104,16 @@ fn every_corpus_instruction_lowers() {
         }
     }
     let nskip: usize = skipped.values().sum();
-    println!("coverage: {ok} corpus words lower, {nskip} not modelled ({skipped:?}), {} fail", failed.values().map(|v| v.0).sum::<usize>());
+    println!(
+        "coverage: {ok} corpus words lower, {nskip} not modelled ({skipped:?}), {} fail",
+        failed.values().map(|v| v.0).sum::<usize>()
+    );
     for (k, (n, e)) in &failed {
         println!("  {n:5} {k}: {e}");
     }
-    assert!(failed.is_empty(), "{} kinds of instruction do not lower", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} kinds of instruction do not lower",
+        failed.len()
+    );
 }

@@ -20,7 +20,8 @@ fn error_of(name: &str) -> String {
         w.add_kernel(k);
     }
     let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
-    let text = std::fs::read_to_string(dir().join(format!("{name}.launch.ron"))).expect("launch file");
+    let text =
+        std::fs::read_to_string(dir().join(format!("{name}.launch.ron"))).expect("launch file");
     let spec = launch::parse(&text).expect("launch file parses");
     let read = |f: &str| std::fs::read(dir().join(f)).map_err(|e| e.to_string());
     let r = launch::resolve(&spec, &[], &read).expect("resolves");
@@ -54,22 +55,46 @@ fn out_of_bounds_global_read_names_the_buffer_thread_and_instruction() {
 fn out_of_bounds_shared_and_local_accesses() {
     expect(
         "oob_shared",
-        &["out-of-bounds shared write of 4 bytes at 0x80", "128 bytes of shared memory", "thread (32, 0, 0)"],
+        &[
+            "out-of-bounds shared write of 4 bytes at 0x80",
+            "128 bytes of shared memory",
+            "thread (32, 0, 0)",
+        ],
     );
-    expect("oob_local", &["out-of-bounds local write of 4 bytes at 0x20", "STL [R1+0x10], R0;"]);
+    expect(
+        "oob_local",
+        &[
+            "out-of-bounds local write of 4 bytes at 0x20",
+            "STL [R1+0x10], R0;",
+        ],
+    );
 }
 
 #[test]
 fn misaligned_access() {
-    expect("misaligned", &["misaligned shared read of 8 bytes at 0x4", "LDS.64 R2, [R1];", "thread (0, 0, 0)"]);
+    expect(
+        "misaligned",
+        &[
+            "misaligned shared read of 8 bytes at 0x4",
+            "LDS.64 R2, [R1];",
+            "thread (0, 0, 0)",
+        ],
+    );
 }
 
 #[test]
 fn barriers_that_not_every_thread_reaches() {
-    expect("deadlock", &["deadlock", "warp 0 at barrier 1", "warp 3 at barrier 0"]);
+    expect(
+        "deadlock",
+        &["deadlock", "warp 0 at barrier 1", "warp 3 at barrier 0"],
+    );
     expect(
         "divergent_barrier",
-        &["a barrier that not every thread reaches", "16 of warp 0's 32 live threads", "BAR.SYNC 0x0;"],
+        &[
+            "a barrier that not every thread reaches",
+            "16 of warp 0's 32 live threads",
+            "BAR.SYNC 0x0;",
+        ],
     );
 }
 
@@ -77,14 +102,27 @@ fn barriers_that_not_every_thread_reaches() {
 fn illegal_instructions_and_registers() {
     expect(
         "illegal_instruction",
-        &["illegal instruction", "R3 of a 128-bit operand must be a multiple of 4", "LDS.128 R3, [R1];"],
+        &[
+            "illegal instruction",
+            "R3 of a 128-bit operand must be a multiple of 4",
+            "LDS.128 R3, [R1];",
+        ],
     );
-    expect("illegal_register", &["illegal register: R20 is past the kernel's 8 registers", "MOV R20, R0;"]);
+    expect(
+        "illegal_register",
+        &[
+            "illegal register: R20 is past the kernel's 8 registers",
+            "MOV R20, R0;",
+        ],
+    );
 }
 
 #[test]
 fn runaway_kernels_stop_at_the_instruction_limit() {
-    expect("runaway", &["ran past the limit of 100000 warp-instructions"]);
+    expect(
+        "runaway",
+        &["ran past the limit of 100000 warp-instructions"],
+    );
 }
 
 #[test]
@@ -97,16 +135,33 @@ fn bad_launches_are_refused_before_running() {
     let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
     let none = |_: &str| -> Result<Vec<u8>, String> { Err("none".into()) };
     for (text, part) in [
-        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (2048, 1, 1))", "exceeds sm_35's limits"),
-        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), dynamic_shared: 49152)", "exceed the 48 KB"),
-        ("(kernel: \"nope\", grid: (1, 1, 1), block: (32, 1, 1))", "no kernel `nope`"),
-        ("(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), args: [I32(3)])", "takes 0 parameters"),
-        ("(kernel: \"oob_shared\", grid: (0, 1, 1), block: (32, 1, 1))", "must be at least 1"),
+        (
+            "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (2048, 1, 1))",
+            "exceeds sm_35's limits",
+        ),
+        (
+            "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), dynamic_shared: 49152)",
+            "exceed the 48 KB",
+        ),
+        (
+            "(kernel: \"nope\", grid: (1, 1, 1), block: (32, 1, 1))",
+            "no kernel `nope`",
+        ),
+        (
+            "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), args: [I32(3)])",
+            "takes 0 parameters",
+        ),
+        (
+            "(kernel: \"oob_shared\", grid: (0, 1, 1), block: (32, 1, 1))",
+            "must be at least 1",
+        ),
     ] {
         let spec = launch::parse(text).expect("parses");
         let e = launch::resolve(&spec, &[], &none)
             .map_err(|e| e.to_string())
-            .and_then(|r| launch::execute(&cubin, &r, BlockOrder::Natural, &none).map_err(|e| e.to_string()))
+            .and_then(|r| {
+                launch::execute(&cubin, &r, BlockOrder::Natural, &none).map_err(|e| e.to_string())
+            })
             .err()
             .unwrap_or_default();
         assert!(e.contains(part), "`{part}` missing from `{e}`");

@@ -26,8 +26,13 @@ fn run(path: &Path, order: BlockOrder) -> launch::Outcome {
     let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let dir = path.parent().expect("folder").to_path_buf();
     let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-    let r = launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let name = path.file_name().unwrap().to_string_lossy().replace(".launch.ron", ".cubin");
+    let r =
+        launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace(".launch.ron", ".cubin");
     let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
     let bytes = std::fs::read(&cubin_path).expect("cubin");
     let cubin = Cubin::parse(&bytes).expect("cubin parses");
@@ -37,7 +42,11 @@ fn run(path: &Path, order: BlockOrder) -> launch::Outcome {
 #[test]
 fn every_suite_kernel_matches_its_reference() {
     let files = launch_files();
-    assert!(files.len() >= 18, "the suite has {} launch files", files.len());
+    assert!(
+        files.len() >= 18,
+        "the suite has {} launch files",
+        files.len()
+    );
     let mut failed = Vec::new();
     for f in &files {
         let out = run(f, BlockOrder::Natural);
@@ -67,7 +76,12 @@ fn results_do_not_depend_on_block_order() {
         for order in [BlockOrder::Reverse, BlockOrder::Shuffled(7)] {
             let b = run(&f, order);
             for (x, y) in a.finals.iter().zip(&b.finals) {
-                assert!(x.data == y.data, "{}: buffer {} differs in order {order:?}", f.display(), x.name);
+                assert!(
+                    x.data == y.data,
+                    "{}: buffer {} differs in order {order:?}",
+                    f.display(),
+                    x.name
+                );
             }
             assert_eq!(a.stats, b.stats, "{}", f.display());
         }

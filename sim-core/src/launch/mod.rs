@@ -20,7 +20,11 @@ use spec::*;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
     #[error("{line}:{col}: {msg}")]
-    Syntax { line: usize, col: usize, msg: String },
+    Syntax {
+        line: usize,
+        col: usize,
+        msg: String,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -32,7 +36,8 @@ fn invalid<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
 /// Parses a launch file's text.
 pub fn parse(text: &str) -> Result<LaunchSpec, LaunchError> {
     // Optional fields are written plainly (`instruction_limit: 1000`).
-    let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+    let opts =
+        ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
     opts.from_str(text).map_err(|e| LaunchError::Syntax {
         line: e.position.line,
         col: e.position.col,
@@ -81,7 +86,9 @@ pub fn resolve(
     let num = |n: &Num, what: &str| -> Result<i64, LaunchError> {
         match n {
             Num::Lit(v) => Ok(*v),
-            Num::Expr(e) => eval(e, &vars).map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}"))),
+            Num::Expr(e) => {
+                eval(e, &vars).map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}")))
+            }
         }
     };
     let real = |r: &Real, what: &str| -> Result<f64, LaunchError> {
@@ -97,7 +104,10 @@ pub fn resolve(
         for (i, n) in [&t.0, &t.1, &t.2].into_iter().enumerate() {
             let v = num(n, what)?;
             if !(1..=u32::MAX as i64).contains(&v) {
-                return invalid(format!("{what}: dimension {} is {v}, must be at least 1", ["x", "y", "z"][i]));
+                return invalid(format!(
+                    "{what}: dimension {} is {v}, must be at least 1",
+                    ["x", "y", "z"][i]
+                ));
             }
             out[i] = v as u32;
         }
@@ -290,7 +300,10 @@ pub fn pack_params(
         }
         let o = p.offset as usize;
         if o + bytes.len() > out.len() {
-            return invalid(format!("parameter {} lies outside the parameter area", p.ordinal));
+            return invalid(format!(
+                "parameter {} lies outside the parameter area",
+                p.ordinal
+            ));
         }
         out[o..o + bytes.len()].copy_from_slice(&bytes);
     }
@@ -324,8 +337,14 @@ pub fn check(
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<CheckResult, LaunchError> {
     let expected = match &c.reference {
-        Reference::File(f) => read(f).map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?,
-        Reference::Builtin { name, inputs, params } => {
+        Reference::File(f) => {
+            read(f).map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?
+        }
+        Reference::Builtin {
+            name,
+            inputs,
+            params,
+        } => {
             let f = reference::builtin(name)
                 .ok_or_else(|| LaunchError::Invalid(format!("no built-in reference `{name}`")))?;
             let mut p: BTreeMap<String, i64> = r.vars.clone();
@@ -337,12 +356,18 @@ pub fn check(
             let bufs = inputs
                 .iter()
                 .map(|i| {
-                    let b = initial.iter().find(|b| &b.name == i).expect("checked in resolve");
+                    let b = initial
+                        .iter()
+                        .find(|b| &b.name == i)
+                        .expect("checked in resolve");
                     (b.name.as_str(), b.elem, b.data.as_slice())
                 })
                 .collect();
-            f(&RefInput { buffers: bufs, params: &p })
-                .map_err(|e| LaunchError::Invalid(format!("reference `{name}`: {e}")))?
+            f(&RefInput {
+                buffers: bufs,
+                params: &p,
+            })
+            .map_err(|e| LaunchError::Invalid(format!("reference `{name}`: {e}")))?
         }
     };
     if expected.len() != got.data.len() {
@@ -368,12 +393,18 @@ pub fn check(
         let (ok, ulp) = match (c.compare, got.elem) {
             (_, _) if g == e => (true, 0),
             (Compare::Ulp(u), Elem::F32) => {
-                let (a, b) = (f32::from_le_bytes(g.try_into().unwrap_or([0; 4])), f32::from_le_bytes(e.try_into().unwrap_or([0; 4])));
+                let (a, b) = (
+                    f32::from_le_bytes(g.try_into().unwrap_or([0; 4])),
+                    f32::from_le_bytes(e.try_into().unwrap_or([0; 4])),
+                );
                 let d = ulp32(a, b);
                 (d <= u as u64, d)
             }
             (Compare::Ulp(u), Elem::F64) => {
-                let (a, b) = (f64::from_le_bytes(g.try_into().unwrap_or([0; 8])), f64::from_le_bytes(e.try_into().unwrap_or([0; 8])));
+                let (a, b) = (
+                    f64::from_le_bytes(g.try_into().unwrap_or([0; 8])),
+                    f64::from_le_bytes(e.try_into().unwrap_or([0; 8])),
+                );
                 let d = ulp64(a, b);
                 (d <= u as u64, d)
             }
@@ -456,7 +487,11 @@ pub fn show(e: Elem, b: &[u8]) -> String {
 /// `min(a, b)`, `max(a, b)`, integer literals and variables.
 pub fn eval(e: &str, vars: &BTreeMap<String, i64>) -> Result<i64, String> {
     let toks = tokenize(e)?;
-    let mut p = Parser { toks: &toks, i: 0, vars };
+    let mut p = Parser {
+        toks: &toks,
+        i: 0,
+        vars,
+    };
     let v = p.expr()?;
     if p.i != toks.len() {
         return Err(format!("unexpected `{}`", toks[p.i]));
@@ -507,7 +542,12 @@ impl Parser<'_> {
             }
             self.i += 1;
             let r = self.term()?;
-            v = if op == "+" { v.checked_add(r) } else { v.checked_sub(r) }.ok_or("overflow")?;
+            v = if op == "+" {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or("overflow")?;
         }
         Ok(v)
     }
@@ -612,9 +652,13 @@ mod tests {
         assert_eq!(r.buffers[0].data.len(), 128 * 4);
         assert_eq!(&r.buffers[0].data[4..8], &3.0f32.to_le_bytes());
         let again = resolve(&s, &[], &no_files).unwrap();
-        assert_eq!(again.buffers[1], resolve(&s, &[], &no_files).unwrap().buffers[1]);
+        assert_eq!(
+            again.buffers[1],
+            resolve(&s, &[], &no_files).unwrap().buffers[1]
+        );
         assert!(resolve(&s, &[("m".into(), 1)], &no_files).is_err());
-        let e = parse("(kernel: \"k\",\n grid: (1, 1, 1),\n block: (1, 1, 1),\n bogus: 3)").unwrap_err();
+        let e = parse("(kernel: \"k\",\n grid: (1, 1, 1),\n block: (1, 1, 1),\n bogus: 3)")
+            .unwrap_err();
         assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e}");
     }
 }
@@ -666,7 +710,10 @@ pub fn execute(
     let prog = crate::program::Program::load(cubin, &r.kernel, &mut global)?;
     let addr = |n: &str| addrs.iter().find(|(a, _)| *a == n).map_or(0, |x| x.1);
     let params = pack_params(r, &prog.params, prog.param_size, &addr)?;
-    let opts = crate::func::RunOptions { limit: r.limit, order };
+    let opts = crate::func::RunOptions {
+        limit: r.limit,
+        order,
+    };
     let t0 = std::time::Instant::now();
     let stats = crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?;
     let sim_time = t0.elapsed();
@@ -676,7 +723,10 @@ pub fn execute(
         .map(|b| Buffer {
             name: b.name.clone(),
             elem: b.elem,
-            data: global.get(&b.name).map(|a| a.data.clone()).unwrap_or_default(),
+            data: global
+                .get(&b.name)
+                .map(|a| a.data.clone())
+                .unwrap_or_default(),
         })
         .collect();
     let mut checks = Vec::with_capacity(r.checks.len());
