@@ -275,11 +275,7 @@ pub fn run_with(
         locks.iter_mut().for_each(|b| *b = 0);
         for (i, w) in warps.iter_mut().enumerate() {
             let n = (tpb - i as u32 * 32).min(32);
-            *w = Warp::new(
-                i as u32,
-                prog.registers,
-                if n == 32 { u32::MAX } else { (1u32 << n) - 1 },
-            );
+            w.reset(if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
         }
         let mut env = Env {
             prog,

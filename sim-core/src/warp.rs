@@ -107,6 +107,30 @@ impl Warp {
         }
     }
 
+    /// Makes this warp a fresh one with lanes `valid`, reusing its register
+    /// storage (no allocation between blocks).
+    pub fn reset(&mut self, valid: u32) {
+        self.pc = 1;
+        self.active = valid;
+        self.valid = valid;
+        self.exited = 0;
+        self.stack.clear();
+        self.regs.iter_mut().for_each(|r| *r = 0);
+        self.preds = [0; 7];
+        self.cc_c = 0;
+        self.cc_z = 0;
+        self.cc_s = 0;
+        self.cc_o = 0;
+        self.state = if valid == 0 {
+            WarpState::Done
+        } else {
+            WarpState::Running
+        };
+        self.executed = 0;
+        self.bar_red = None;
+        self.bar_result = 0;
+    }
+
     /// The lane mask of predicate `p` (7 is PT).
     #[inline]
     pub fn pred(&self, p: u8) -> u32 {
@@ -256,6 +280,29 @@ mod tests {
         w.exit(0x0f);
         assert!(w.resume());
         assert_eq!(w.state, WarpState::Done);
+    }
+
+    #[test]
+    fn reset_is_a_new_warp() {
+        let mut w = Warp::new(3, 4, u32::MAX);
+        w.set_reg(2, &[7; 32], u32::MAX);
+        w.push(Token::Sync, 1, 9);
+        w.exit(0xff);
+        w.preds[1] = 5;
+        w.reset(0xffff);
+        let fresh = Warp::new(3, 4, 0xffff);
+        assert_eq!(
+            (w.pc, w.active, w.valid, w.exited, w.preds),
+            (
+                fresh.pc,
+                fresh.active,
+                fresh.valid,
+                fresh.exited,
+                fresh.preds
+            )
+        );
+        assert_eq!(w.regs, fresh.regs);
+        assert!(w.stack.is_empty());
     }
 
     #[test]
