@@ -1,0 +1,73 @@
+//! `keplersim run` end to end: a cubin, CUDA C compiled on the fly, SASS
+//! assembled on the fly, variable overrides, dumps, and the exit status and
+//! message of a failing kernel or a bad command line.
+
+mod common;
+
+use common::{keplersim, root};
+
+fn path(rel: &str) -> String {
+    root().join(rel).display().to_string()
+}
+
+#[test]
+fn a_suite_cubin_runs_and_passes() {
+    let (ok, out, err) = keplersim(&["run", &path("traces/kernels/saxpy.cubin"), "--set", "n=4096"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("vars        n=4096"), "{out}");
+    assert!(out.contains("check       y: PASS (4096 elements bit-exact)"), "{out}");
+}
+
+#[test]
+fn cuda_c_compiles_on_the_fly() {
+    let (ok, out, err) = keplersim(&["run", &path("traces/kernels/saxpy.cu"), "--set", "n=1024"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("PASS"), "{out}");
+}
+
+#[test]
+fn dump_writes_every_buffer_and_orders_agree() {
+    let dir = std::env::temp_dir().join(format!("keplersim-dump-{}", std::process::id()));
+    let mut files = Vec::new();
+    for order in ["natural", "shuffled"] {
+        let d = dir.join(order);
+        let (ok, _, err) = keplersim(&[
+            "run",
+            &path("traces/kernels/histogram.cubin"),
+            "--order",
+            order,
+            "--dump",
+            &d.display().to_string(),
+        ]);
+        assert!(ok, "{err}");
+        files.push(std::fs::read(d.join("bins.bin")).expect("dumped"));
+    }
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0].len(), 257 * 4);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_faulting_kernel_fails_with_a_sanitizer_message() {
+    let (ok, _, err) = keplersim(&["run", &path("traces/errors/oob_global.sass")]);
+    assert!(!ok);
+    assert!(err.contains("out-of-bounds global read of 4 bytes"), "{err}");
+    assert!(err.contains("by thread (31, 0, 0) in block (0, 0, 0)"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_command_lines_name_what_is_wrong() {
+    let saxpy = path("traces/kernels/saxpy.cubin");
+    for (args, want) in [
+        (vec!["run", saxpy.as_str(), "--set", "m=3"], "no variable `m`"),
+        (vec!["run", saxpy.as_str(), "--set", "n"], "expected NAME=VALUE"),
+        (vec!["run", saxpy.as_str(), "--set", "n=x"], "is not an integer"),
+        (vec!["run", saxpy.as_str(), "--launch", "/nonexistent.launch.ron"], "the launch file"),
+    ] {
+        let (ok, _, err) = keplersim(&args);
+        assert!(!ok, "{args:?} succeeded");
+        assert!(err.contains(want), "{args:?}: `{want}` missing from {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
