@@ -55,8 +55,16 @@ mod sf {
         pub bits: u32,
     }
 
-    pub const F32: Fmt = Fmt { p: 24, emax: 127, bits: 32 };
-    pub const F64: Fmt = Fmt { p: 53, emax: 1023, bits: 64 };
+    pub const F32: Fmt = Fmt {
+        p: 24,
+        emax: 127,
+        bits: 32,
+    };
+    pub const F64: Fmt = Fmt {
+        p: 53,
+        emax: 1023,
+        bits: 64,
+    };
 
     impl Fmt {
         pub fn emin(self) -> i32 {
@@ -90,7 +98,8 @@ mod sf {
             (x >> (self.p - 1)) & ((1u64 << (self.bits as i32 - self.p)) - 1)
         }
         pub fn is_nan(self, x: u64) -> bool {
-            self.exp_field(x) == (1u64 << (self.bits as i32 - self.p)) - 1 && x & self.frac_mask() != 0
+            self.exp_field(x) == (1u64 << (self.bits as i32 - self.p)) - 1
+                && x & self.frac_mask() != 0
         }
         pub fn is_subnormal(self, x: u64) -> bool {
             self.exp_field(x) == 0 && x & self.frac_mask() != 0
@@ -213,7 +222,14 @@ mod sf {
     }
 
     /// Exact sum of two non-zero finite values: `None` if exactly zero.
-    fn sum(n1: bool, m1: u128, e1: i32, n2: bool, m2: u128, e2: i32) -> Option<(bool, u128, i32, bool)> {
+    fn sum(
+        n1: bool,
+        m1: u128,
+        e1: i32,
+        n2: bool,
+        m2: u128,
+        e2: i32,
+    ) -> Option<(bool, u128, i32, bool)> {
         assert!(m1 < 1 << 125 && m2 < 1 << 125);
         let (a, b) = (norm(m1, e1), norm(m2, e2));
         let ((n1, (m1, e1)), (n2, (m2, e2))) = if (b.1, b.0) > (a.1, a.0) {
@@ -419,12 +435,48 @@ enum Dom {
 }
 
 const F32_SPECIAL: &[u32] = &[
-    0x0000_0000, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x3f00_0000, 0x4000_0000, 0x4040_0000,
-    0x0000_0001, 0x8000_0001, 0x007f_ffff, 0x807f_ffff, 0x0080_0000, 0x8080_0000, 0x0040_0000,
-    0x7f7f_ffff, 0xff7f_ffff, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0000, 0x7f80_0001,
-    0x7fff_ffff, 0x3fc0_0000, 0x4020_0000, 0xc020_0000, 0x3eff_ffff, 0x4b00_0000, 0x4b00_0001,
-    0x4f00_0000, 0xcf00_0000, 0x4f80_0000, 0x4f7f_ffff, 0x4eff_ffff, 0x5f00_0000, 0xdf00_0000,
-    0x5f80_0000, 0x3f7f_ffff, 0x3f80_0001, 0x7e80_0000, 0x0100_0000, 0x3400_0000, 0x2000_0000,
+    0x0000_0000,
+    0x8000_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f00_0000,
+    0x4000_0000,
+    0x4040_0000,
+    0x0000_0001,
+    0x8000_0001,
+    0x007f_ffff,
+    0x807f_ffff,
+    0x0080_0000,
+    0x8080_0000,
+    0x0040_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7f80_0001,
+    0x7fff_ffff,
+    0x3fc0_0000,
+    0x4020_0000,
+    0xc020_0000,
+    0x3eff_ffff,
+    0x4b00_0000,
+    0x4b00_0001,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x4f80_0000,
+    0x4f7f_ffff,
+    0x4eff_ffff,
+    0x5f00_0000,
+    0xdf00_0000,
+    0x5f80_0000,
+    0x3f7f_ffff,
+    0x3f80_0001,
+    0x7e80_0000,
+    0x0100_0000,
+    0x3400_0000,
+    0x2000_0000,
 ];
 
 const F64_SPECIAL: &[u64] = &[
@@ -469,9 +521,30 @@ const F64_SPECIAL: &[u64] = &[
 ];
 
 const I32_SPECIAL: &[u32] = &[
-    0, 1, 2, 3, 0xffff_ffff, 0xffff_fffe, 0x8000_0000, 0x7fff_ffff, 0x8000_0001, 0x7fff_fffe, 0x7fff,
-    0x8000, 0xffff, 0x1_0000, 0x7f, 0x80, 0xff, 0x100, 0x5555_5555, 0xaaaa_aaaa, 0x1234_5678, 0xffff_8000,
-    0xffff_ff80, 0x0001_0001,
+    0,
+    1,
+    2,
+    3,
+    0xffff_ffff,
+    0xffff_fffe,
+    0x8000_0000,
+    0x7fff_ffff,
+    0x8000_0001,
+    0x7fff_fffe,
+    0x7fff,
+    0x8000,
+    0xffff,
+    0x1_0000,
+    0x7f,
+    0x80,
+    0xff,
+    0x100,
+    0x5555_5555,
+    0xaaaa_aaaa,
+    0x1234_5678,
+    0xffff_8000,
+    0xffff_ff80,
+    0x0001_0001,
 ];
 
 const I64_SPECIAL: &[u64] = &[
@@ -498,17 +571,76 @@ const I64_SPECIAL: &[u64] = &[
 ];
 
 const SH_SPECIAL: &[u32] = &[
-    0, 1, 2, 7, 8, 15, 16, 24, 31, 32, 33, 40, 63, 64, 65, 96, 127, 128, 255, 256, 257, 287, 0x7fff_ffff,
-    0x8000_0000, 0xffff_ffff, 0x1_0020,
+    0,
+    1,
+    2,
+    7,
+    8,
+    15,
+    16,
+    24,
+    31,
+    32,
+    33,
+    40,
+    63,
+    64,
+    65,
+    96,
+    127,
+    128,
+    255,
+    256,
+    257,
+    287,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0x1_0020,
 ];
 
 const POS_SPECIAL: &[u32] = &[
-    0, 1, 4, 7, 8, 15, 16, 23, 24, 31, 32, 33, 48, 63, 64, 65, 127, 128, 255, 256, 257, 0x120, 0xffff_ffff,
+    0,
+    1,
+    4,
+    7,
+    8,
+    15,
+    16,
+    23,
+    24,
+    31,
+    32,
+    33,
+    48,
+    63,
+    64,
+    65,
+    127,
+    128,
+    255,
+    256,
+    257,
+    0x120,
+    0xffff_ffff,
     0x1_0008,
 ];
 
 const SEL_SPECIAL: &[u32] = &[
-    0x3210, 0x7654, 0x0123, 0x4567, 0x8888, 0xffff, 0, 1, 2, 3, 0x5140, 0x3276, 0x1111_9a0b, 0xcdef,
+    0x3210,
+    0x7654,
+    0x0123,
+    0x4567,
+    0x8888,
+    0xffff,
+    0,
+    1,
+    2,
+    3,
+    0x5140,
+    0x3276,
+    0x1111_9a0b,
+    0xcdef,
 ];
 
 impl Dom {
@@ -516,26 +648,62 @@ impl Dom {
         let f32s = || F32_SPECIAL.iter().map(|&x| x as u64).collect::<Vec<_>>();
         match self {
             Dom::I32 => I32_SPECIAL.iter().map(|&x| x as u64).collect(),
-            Dom::NzI32 => I32_SPECIAL.iter().filter(|&&x| x != 0).map(|&x| x as u64).collect(),
+            Dom::NzI32 => I32_SPECIAL
+                .iter()
+                .filter(|&&x| x != 0)
+                .map(|&x| x as u64)
+                .collect(),
             Dom::I64 => I64_SPECIAL.to_vec(),
             Dom::NzI64 => I64_SPECIAL.iter().copied().filter(|&x| x != 0).collect(),
             Dom::F32 | Dom::F32Int | Dom::PosF32 => f32s(),
             Dom::F64 | Dom::F64Int => F64_SPECIAL.to_vec(),
             Dom::Sh32 | Dom::Sh64 => SH_SPECIAL.iter().map(|&x| x as u64).collect(),
             Dom::Pos => POS_SPECIAL.iter().map(|&x| x as u64).collect(),
-            Dom::Pos8 => POS_SPECIAL.iter().filter(|&&x| x < 256).map(|&x| x as u64).collect(),
+            Dom::Pos8 => POS_SPECIAL
+                .iter()
+                .filter(|&&x| x < 256)
+                .map(|&x| x as u64)
+                .collect(),
             Dom::Sel => SEL_SPECIAL.iter().map(|&x| x as u64).collect(),
-            Dom::Trig => [0.0f32, -0.0, 1.0, -1.0, 3.141_592_7, -3.141_592_7, 1.570_796_4, 314.159_27, -314.159_27]
-                .iter()
-                .map(|x| x.to_bits() as u64)
-                .chain([0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x0000_0001, 0x8000_0001])
-                .collect(),
-            Dom::Ex2 => [0.0f32, -0.0, 1.0, -1.0, 0.5, 127.0, 127.99999, 128.0, -126.0, -127.0, -149.0, -150.0, -160.0]
-                .iter()
-                .map(|x| x.to_bits() as u64)
-                .chain([0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x0000_0001, 0x8000_0001])
-                .collect(),
-            Dom::F16 => vec![0, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xffff, 0x3555],
+            Dom::Trig => [
+                0.0f32,
+                -0.0,
+                1.0,
+                -1.0,
+                std::f32::consts::PI,
+                -std::f32::consts::PI,
+                std::f32::consts::FRAC_PI_2,
+                314.159_27,
+                -314.159_27,
+            ]
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .chain([
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0000,
+                0x0000_0001,
+                0x8000_0001,
+            ])
+            .collect(),
+            Dom::Ex2 => [
+                0.0f32, -0.0, 1.0, -1.0, 0.5, 127.0, 127.99999, 128.0, -126.0, -127.0, -149.0,
+                -150.0, -160.0,
+            ]
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .chain([
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0000,
+                0x0000_0001,
+                0x8000_0001,
+            ])
+            .collect(),
+            Dom::F16 => vec![
+                0, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x03ff, 0x0400, 0x7bff, 0xfbff, 0x7c00, 0xfc00,
+                0x7e00, 0x7c01, 0xffff, 0x3555,
+            ],
             Dom::Coin => vec![0, 1],
             Dom::Lane => vec![0, 1, 2, 4, 8, 16, 31, 32, 33, 0xffff_ffff],
             Dom::ShflC => vec![0x1f, 0, 0x0f, 0x1c1f, 0x181f, 0x1f1f, 0x101f, 0x1e07],
@@ -556,7 +724,9 @@ impl Dom {
                     3 => [0x8000_0000u32, 0x7fff_ffff, 0xffff_ffff, 0][rng.below(4) as usize]
                         .wrapping_add(rng.below(9) as u32)
                         .wrapping_sub(4),
-                    4 => (1u32 << rng.below(32)).wrapping_add(rng.below(3) as u32).wrapping_sub(1),
+                    4 => (1u32 << rng.below(32))
+                        .wrapping_add(rng.below(3) as u32)
+                        .wrapping_sub(1),
                     _ => (rng.next() as u32) >> rng.below(32),
                 };
                 if self == Dom::NzI32 && v == 0 {
@@ -571,7 +741,9 @@ impl Dom {
                     2 => (rng.below(200) as i64 - 100) as u64,
                     3 => rng.next() as u32 as u64,
                     4 => rng.next() as u32 as i32 as i64 as u64,
-                    5 => (1u64 << rng.below(64)).wrapping_add(rng.below(3)).wrapping_sub(1),
+                    5 => (1u64 << rng.below(64))
+                        .wrapping_add(rng.below(3))
+                        .wrapping_sub(1),
                     6 => [0u64, 0xffff_ffff, 1 << 32, 1 << 63, u64::MAX][rng.below(5) as usize]
                         .wrapping_add(rng.below(9))
                         .wrapping_sub(4),
@@ -649,7 +821,15 @@ impl Dom {
             },
             Dom::Sel => rng.next() as u32 as u64,
             Dom::F32Int => {
-                let fr = [0.0, 0.5, 0.25, 0.75, 0.499_999_97, 0.500_000_06, 0.999_999_9][rng.below(7) as usize];
+                let fr = [
+                    0.0,
+                    0.5,
+                    0.25,
+                    0.75,
+                    0.499_999_97,
+                    0.500_000_06,
+                    0.999_999_9,
+                ][rng.below(7) as usize];
                 let k = match rng.below(4) {
                     0 => rng.below(10) as f64,
                     1 => rng.below(1 << 20) as f64,
@@ -664,7 +844,14 @@ impl Dom {
                 }
             }
             Dom::F64Int => {
-                let fr = [0.0, 0.5, 0.25, 0.75, 0.499_999_999_999_999_9, 0.500_000_000_000_000_1][rng.below(6) as usize];
+                let fr = [
+                    0.0,
+                    0.5,
+                    0.25,
+                    0.75,
+                    0.499_999_999_999_999_9,
+                    0.500_000_000_000_000_1,
+                ][rng.below(6) as usize];
                 let k = match rng.below(4) {
                     0 => rng.below(10) as f64,
                     1 => rng.below(1 << 40) as f64,
@@ -679,14 +866,20 @@ impl Dom {
                 }
             }
             Dom::Trig => {
-                let r = if rng.below(4) == 0 { 4.0 } else { 100.0 * std::f64::consts::PI };
+                let r = if rng.below(4) == 0 {
+                    4.0
+                } else {
+                    100.0 * std::f64::consts::PI
+                };
                 (((rng.unit() * 2.0 - 1.0) * r) as f32).to_bits() as u64
             }
             Dom::Ex2 => (((rng.unit() * 2.0 - 1.0) * 140.0) as f32).to_bits() as u64,
             Dom::PosF32 => match rng.below(4) {
                 0 => rng.next() as u32 as u64 & 0x7fff_ffff,
                 1 => ((rng.unit() * 4.0) as f32).to_bits() as u64,
-                _ => ((rng.next() as u32) & 0x007f_ffff | (100 + rng.below(56) as u32) << 23) as u64,
+                _ => {
+                    ((rng.next() as u32) & 0x007f_ffff | (100 + rng.below(56) as u32) << 23) as u64
+                }
             },
             Dom::F16 => rng.next() & 0xffff,
             Dom::Coin => rng.below(2),
@@ -697,7 +890,13 @@ impl Dom {
             Dom::ShflC => {
                 // A clamp in bits 4..0 and a segment mask in bits 12..8.
                 let seg = [0u64, 0x10, 0x18, 0x1c, 0x1e, 0x1f][rng.below(6) as usize];
-                seg << 8 | rng.below(32) | if rng.below(4) == 0 { rng.next() as u32 as u64 & 0xffff_e0e0 } else { 0 }
+                seg << 8
+                    | rng.below(32)
+                    | if rng.below(4) == 0 {
+                        rng.next() as u32 as u64 & 0xffff_e0e0
+                    } else {
+                        0
+                    }
             }
             Dom::DivF32 => {
                 let e = 27 + rng.below(200) as u32;
@@ -790,7 +989,11 @@ enum Check {
     /// The reference gives the exact value as an f64; the result must be within
     /// `ulps` units in the last place of it (in f32), or within `abs` of it,
     /// or within `rel` of it relatively, whichever is largest.
-    Approx { ulps: f64, abs: f64, rel: f64 },
+    Approx {
+        ulps: f64,
+        abs: f64,
+        rel: f64,
+    },
 }
 
 /// The expected result of row `i`, given every row (a few instructions, such as
@@ -815,7 +1018,9 @@ fn var(
     check: Check,
     reference: impl Fn(u64, u64, u64) -> Option<u64> + 'static,
 ) {
-    wvar(v, name, ins, out, body, check, move |rows, i| reference(rows[i][0], rows[i][1], rows[i][2]));
+    wvar(v, name, ins, out, body, check, move |rows, i| {
+        reference(rows[i][0], rows[i][1], rows[i][2])
+    });
 }
 
 /// A variant whose reference sees the whole warp.
@@ -829,7 +1034,10 @@ fn wvar(
     reference: impl Fn(&[[u64; 3]], usize) -> Option<u64> + 'static,
 ) {
     v.push(Variant {
-        name: name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect(),
+        name: name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect(),
         ins: ins.to_vec(),
         out,
         body: body.to_string(),
@@ -853,7 +1061,19 @@ fn flag(x: bool) -> Option<u64> {
     Some(x as u64)
 }
 
-const RNDS: [(&str, Rnd); 4] = [("rn", Rnd::N), ("rz", Rnd::Z), ("rm", Rnd::M), ("rp", Rnd::P)];
+/// A compare of two integer operands.
+type Pred2 = fn(u64, u64) -> bool;
+/// A float compare's outcome from the operands' order (None: unordered).
+type OrdTest = fn(Option<std::cmp::Ordering>) -> bool;
+/// An atomic's new value from the old one and the operands.
+type AtomFn = fn(u32, u32, u32) -> u32;
+
+const RNDS: [(&str, Rnd); 4] = [
+    ("rn", Rnd::N),
+    ("rz", Rnd::Z),
+    ("rm", Rnd::M),
+    ("rp", Rnd::P),
+];
 
 /// The f32 result of a rounded operation with `.ftz` and `.sat` applied.
 fn fin32(r: u64, ftz: bool, sat: bool) -> u64 {
@@ -873,189 +1093,722 @@ fn fin32(r: u64, ftz: bool, sat: bool) -> u64 {
 fn integer_variants(v: &mut Vec<Variant>) {
     let sh = (W::B32, Dom::Sh32);
     // Carry chains.
-    var(v, "add.cc+addc carry", &[I32, I32], W::B32, "add.cc.u32 %t1, %a, %b; addc.u32 %d, 0, 0;", Check::Exact, |a, b, _| {
-        Some((a + b) >> 32)
-    });
-    var(v, "add.cc+addc.cc+addc", &[I32, I32, I32], W::B32,
-        "add.cc.u32 %t1, %a, %b; addc.cc.u32 %t2, %c, 0; addc.u32 %d, 0, 0;", Check::Exact, |a, b, c| {
+    var(
+        v,
+        "add.cc+addc carry",
+        &[I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %a, %b; addc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, _| Some((a + b) >> 32),
+    );
+    var(
+        v,
+        "add.cc+addc.cc+addc",
+        &[I32, I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %a, %b; addc.cc.u32 %t2, %c, 0; addc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, c| {
             let c1 = (a + b) >> 32;
             Some((c + c1) >> 32)
-        });
-    var(v, "addc value", &[I32, I32, I32], W::B32, "add.cc.u32 %t1, %a, %b; addc.u32 %d, %c, %a;", Check::Exact, |a, b, c| {
-        some32((c + a + ((a + b) >> 32)) as u32)
-    });
-    var(v, "sub.cc+subc borrow", &[I32, I32], W::B32, "sub.cc.u32 %t1, %a, %b; subc.u32 %d, 0, 0;", Check::Exact, |a, b, _| {
-        some32(if a < b { u32::MAX } else { 0 })
-    });
-    var(v, "subc value", &[I32, I32, I32], W::B32, "sub.cc.u32 %t1, %a, %b; subc.u32 %d, %c, %a;", Check::Exact, |a, b, c| {
-        some32((c as u32).wrapping_sub(a as u32).wrapping_sub((a < b) as u32))
-    });
-    var(v, "sub.cc+subc.cc+subc", &[I32, I32, I32], W::B32,
-        "sub.cc.u32 %t1, %a, %b; subc.cc.u32 %t2, %c, 0; subc.u32 %d, 0, 0;", Check::Exact, |a, b, c| {
+        },
+    );
+    var(
+        v,
+        "addc value",
+        &[I32, I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %a, %b; addc.u32 %d, %c, %a;",
+        Check::Exact,
+        |a, b, c| some32((c + a + ((a + b) >> 32)) as u32),
+    );
+    var(
+        v,
+        "sub.cc+subc borrow",
+        &[I32, I32],
+        W::B32,
+        "sub.cc.u32 %t1, %a, %b; subc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, _| some32(if a < b { u32::MAX } else { 0 }),
+    );
+    var(
+        v,
+        "subc value",
+        &[I32, I32, I32],
+        W::B32,
+        "sub.cc.u32 %t1, %a, %b; subc.u32 %d, %c, %a;",
+        Check::Exact,
+        |a, b, c| {
+            some32(
+                (c as u32)
+                    .wrapping_sub(a as u32)
+                    .wrapping_sub((a < b) as u32),
+            )
+        },
+    );
+    var(
+        v,
+        "sub.cc+subc.cc+subc",
+        &[I32, I32, I32],
+        W::B32,
+        "sub.cc.u32 %t1, %a, %b; subc.cc.u32 %t2, %c, 0; subc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, c| {
             let b1 = (a < b) as u64;
             some32(if c < b1 { u32::MAX } else { 0 })
-        });
+        },
+    );
     var(v, "add.cc chain 64", &[I64, I64], W::B64,
         "mov.b64 {%t1,%t2}, %a; mov.b64 {%t3,%t4}, %b; add.cc.u32 %t5, %t1, %t3; addc.u32 %t6, %t2, %t4; mov.b64 %d, {%t5,%t6};",
         Check::Exact, |a, b, _| Some(a.wrapping_add(b)));
     var(v, "sub.cc chain 64", &[I64, I64], W::B64,
         "mov.b64 {%t1,%t2}, %a; mov.b64 {%t3,%t4}, %b; sub.cc.u32 %t5, %t1, %t3; subc.u32 %t6, %t2, %t4; mov.b64 %d, {%t5,%t6};",
         Check::Exact, |a, b, _| Some(a.wrapping_sub(b)));
-    var(v, "mad.lo.cc+addc", &[I32, I32, I32], W::B32, "mad.lo.cc.u32 %t1, %a, %b, %c; addc.u32 %d, 0, 0;", Check::Exact, |a, b, c| {
-        Some(((a * b) as u32 as u64 + c) >> 32)
-    });
-    var(v, "mad.hi.cc+addc", &[I32, I32, I32], W::B32, "mad.hi.cc.u32 %t1, %a, %b, %c; addc.u32 %d, %t1, %t1;", Check::Exact, |a, b, c| {
-        let s = ((a * b) >> 32) + c;
-        some32((s as u32).wrapping_mul(2).wrapping_add((s >> 32) as u32))
-    });
-    var(v, "madc.lo", &[I32, I32, I32], W::B32, "add.cc.u32 %t1, %c, %c; madc.lo.u32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32(((a * b) as u32).wrapping_add(c as u32).wrapping_add(((c + c) >> 32) as u32))
-    });
-    var(v, "madc.hi.cc+addc", &[I32, I32, I32], W::B32,
-        "add.cc.u32 %t1, %c, %c; madc.hi.cc.u32 %t2, %a, %b, %c; addc.u32 %d, 0, 0;", Check::Exact, |a, b, c| {
-            Some((((a * b) >> 32) + c + ((c + c) >> 32)) >> 32)
-        });
-    var(v, "madc.lo.s32 signed", &[I32, I32, I32], W::B32, "add.cc.u32 %t1, %c, %a; madc.lo.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32((s32(a).wrapping_mul(s32(b)) as u32).wrapping_add(c as u32).wrapping_add(((c + a) >> 32) as u32))
-    });
+    var(
+        v,
+        "mad.lo.cc+addc",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.lo.cc.u32 %t1, %a, %b, %c; addc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, c| Some(((a * b) as u32 as u64 + c) >> 32),
+    );
+    var(
+        v,
+        "mad.hi.cc+addc",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.hi.cc.u32 %t1, %a, %b, %c; addc.u32 %d, %t1, %t1;",
+        Check::Exact,
+        |a, b, c| {
+            let s = ((a * b) >> 32) + c;
+            some32((s as u32).wrapping_mul(2).wrapping_add((s >> 32) as u32))
+        },
+    );
+    var(
+        v,
+        "madc.lo",
+        &[I32, I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %c, %c; madc.lo.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            some32(
+                ((a * b) as u32)
+                    .wrapping_add(c as u32)
+                    .wrapping_add(((c + c) >> 32) as u32),
+            )
+        },
+    );
+    var(
+        v,
+        "madc.hi.cc+addc",
+        &[I32, I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %c, %c; madc.hi.cc.u32 %t2, %a, %b, %c; addc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, c| Some((((a * b) >> 32) + c + ((c + c) >> 32)) >> 32),
+    );
+    var(
+        v,
+        "madc.lo.s32 signed",
+        &[I32, I32, I32],
+        W::B32,
+        "add.cc.u32 %t1, %c, %a; madc.lo.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            some32(
+                (s32(a).wrapping_mul(s32(b)) as u32)
+                    .wrapping_add(c as u32)
+                    .wrapping_add(((c + a) >> 32) as u32),
+            )
+        },
+    );
     // Multiplies.
-    var(v, "mul.lo.s32", &[I32, I32], W::B32, "mul.lo.s32 %d, %a, %b;", Check::Exact, |a, b, _| some32(s32(a).wrapping_mul(s32(b)) as u32));
-    var(v, "mul.hi.s32", &[I32, I32], W::B32, "mul.hi.s32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(((s32(a) as i64 * s32(b) as i64) >> 32) as u32)
-    });
-    var(v, "mul.hi.u32", &[I32, I32], W::B32, "mul.hi.u32 %d, %a, %b;", Check::Exact, |a, b, _| some32(((a * b) >> 32) as u32));
-    var(v, "mul.wide.s32", &[I32, I32], W::B64, "mul.wide.s32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        Some((s32(a) as i64 * s32(b) as i64) as u64)
-    });
-    var(v, "mul.wide.u32", &[I32, I32], W::B64, "mul.wide.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a * b));
-    var(v, "mad.lo.s32", &[I32, I32, I32], W::B32, "mad.lo.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32(s32(a).wrapping_mul(s32(b)).wrapping_add(s32(c)) as u32)
-    });
-    var(v, "mad.hi.s32", &[I32, I32, I32], W::B32, "mad.hi.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32((((s32(a) as i64 * s32(b) as i64) >> 32) as i32).wrapping_add(s32(c)) as u32)
-    });
-    var(v, "mad.hi.u32", &[I32, I32, I32], W::B32, "mad.hi.u32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32((((a * b) >> 32) as u32).wrapping_add(c as u32))
-    });
-    var(v, "mad.hi.sat.s32", &[I32, I32, I32], W::B32, "mad.hi.sat.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        let s = ((s32(a) as i64 * s32(b) as i64) >> 32) + s32(c) as i64;
-        some32(s.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32)
-    });
-    var(v, "mad.wide.s32", &[I32, I32, I64], W::B64, "mad.wide.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        Some(((s32(a) as i64 * s32(b) as i64) as u64).wrapping_add(c))
-    });
-    var(v, "mad.wide.u32", &[I32, I32, I64], W::B64, "mad.wide.u32 %d, %a, %b, %c;", Check::Exact, |a, b, c| Some((a * b).wrapping_add(c)));
-    var(v, "mul.lo.s64", &[I64, I64], W::B64, "mul.lo.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.wrapping_mul(b)));
-    var(v, "mul.hi.u64", &[I64, I64], W::B64, "mul.hi.u64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        Some(((a as u128 * b as u128) >> 64) as u64)
-    });
-    var(v, "mul.hi.s64", &[I64, I64], W::B64, "mul.hi.s64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        Some(((a as i64 as i128 * b as i64 as i128) >> 64) as u64)
-    });
-    var(v, "mad.lo.s64", &[I64, I64, I64], W::B64, "mad.lo.s64 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        Some(a.wrapping_mul(b).wrapping_add(c))
-    });
+    var(
+        v,
+        "mul.lo.s32",
+        &[I32, I32],
+        W::B32,
+        "mul.lo.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).wrapping_mul(s32(b)) as u32),
+    );
+    var(
+        v,
+        "mul.hi.s32",
+        &[I32, I32],
+        W::B32,
+        "mul.hi.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(((s32(a) as i64 * s32(b) as i64) >> 32) as u32),
+    );
+    var(
+        v,
+        "mul.hi.u32",
+        &[I32, I32],
+        W::B32,
+        "mul.hi.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(((a * b) >> 32) as u32),
+    );
+    var(
+        v,
+        "mul.wide.s32",
+        &[I32, I32],
+        W::B64,
+        "mul.wide.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some((s32(a) as i64 * s32(b) as i64) as u64),
+    );
+    var(
+        v,
+        "mul.wide.u32",
+        &[I32, I32],
+        W::B64,
+        "mul.wide.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a * b),
+    );
+    var(
+        v,
+        "mad.lo.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.lo.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| some32(s32(a).wrapping_mul(s32(b)).wrapping_add(s32(c)) as u32),
+    );
+    var(
+        v,
+        "mad.hi.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.hi.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            some32((((s32(a) as i64 * s32(b) as i64) >> 32) as i32).wrapping_add(s32(c)) as u32)
+        },
+    );
+    var(
+        v,
+        "mad.hi.u32",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.hi.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| some32((((a * b) >> 32) as u32).wrapping_add(c as u32)),
+    );
+    var(
+        v,
+        "mad.hi.sat.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "mad.hi.sat.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            let s = ((s32(a) as i64 * s32(b) as i64) >> 32) + s32(c) as i64;
+            some32(s.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32)
+        },
+    );
+    var(
+        v,
+        "mad.wide.s32",
+        &[I32, I32, I64],
+        W::B64,
+        "mad.wide.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| Some(((s32(a) as i64 * s32(b) as i64) as u64).wrapping_add(c)),
+    );
+    var(
+        v,
+        "mad.wide.u32",
+        &[I32, I32, I64],
+        W::B64,
+        "mad.wide.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| Some((a * b).wrapping_add(c)),
+    );
+    var(
+        v,
+        "mul.lo.s64",
+        &[I64, I64],
+        W::B64,
+        "mul.lo.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.wrapping_mul(b)),
+    );
+    var(
+        v,
+        "mul.hi.u64",
+        &[I64, I64],
+        W::B64,
+        "mul.hi.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(((a as u128 * b as u128) >> 64) as u64),
+    );
+    var(
+        v,
+        "mul.hi.s64",
+        &[I64, I64],
+        W::B64,
+        "mul.hi.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(((a as i64 as i128 * b as i64 as i128) >> 64) as u64),
+    );
+    var(
+        v,
+        "mad.lo.s64",
+        &[I64, I64, I64],
+        W::B64,
+        "mad.lo.s64 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| Some(a.wrapping_mul(b).wrapping_add(c)),
+    );
     // Sums, differences, extremes.
-    var(v, "add.s64", &[I64, I64], W::B64, "add.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.wrapping_add(b)));
-    var(v, "sub.s64", &[I64, I64], W::B64, "sub.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.wrapping_sub(b)));
-    var(v, "add.sat.s32", &[I32, I32], W::B32, "add.sat.s32 %d, %a, %b;", Check::Exact, |a, b, _| some32(s32(a).saturating_add(s32(b)) as u32));
-    var(v, "sub.sat.s32", &[I32, I32], W::B32, "sub.sat.s32 %d, %a, %b;", Check::Exact, |a, b, _| some32(s32(a).saturating_sub(s32(b)) as u32));
-    var(v, "sad.u32", &[I32, I32, I32], W::B32, "sad.u32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32((c as u32).wrapping_add((a as u32).abs_diff(b as u32)))
-    });
-    var(v, "sad.s32", &[I32, I32, I32], W::B32, "sad.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        some32((c as u32).wrapping_add(s32(a).abs_diff(s32(b))))
-    });
-    var(v, "min.s32", &[I32, I32], W::B32, "min.s32 %d, %a, %b;", Check::Exact, |a, b, _| some32(s32(a).min(s32(b)) as u32));
-    var(v, "max.s32", &[I32, I32], W::B32, "max.s32 %d, %a, %b;", Check::Exact, |a, b, _| some32(s32(a).max(s32(b)) as u32));
-    var(v, "min.u32", &[I32, I32], W::B32, "min.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.min(b)));
-    var(v, "max.u32", &[I32, I32], W::B32, "max.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.max(b)));
-    var(v, "min.s64", &[I64, I64], W::B64, "min.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some((a as i64).min(b as i64) as u64));
-    var(v, "max.u64", &[I64, I64], W::B64, "max.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.max(b)));
-    var(v, "abs.s32", &[I32], W::B32, "abs.s32 %d, %a;", Check::Exact, |a, _, _| some32(s32(a).wrapping_abs() as u32));
-    var(v, "neg.s32", &[I32], W::B32, "neg.s32 %d, %a;", Check::Exact, |a, _, _| some32(s32(a).wrapping_neg() as u32));
-    var(v, "abs.s64", &[I64], W::B64, "abs.s64 %d, %a;", Check::Exact, |a, _, _| Some((a as i64).wrapping_abs() as u64));
-    var(v, "neg.s64", &[I64], W::B64, "neg.s64 %d, %a;", Check::Exact, |a, _, _| Some(a.wrapping_neg()));
+    var(
+        v,
+        "add.s64",
+        &[I64, I64],
+        W::B64,
+        "add.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.wrapping_add(b)),
+    );
+    var(
+        v,
+        "sub.s64",
+        &[I64, I64],
+        W::B64,
+        "sub.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.wrapping_sub(b)),
+    );
+    var(
+        v,
+        "add.sat.s32",
+        &[I32, I32],
+        W::B32,
+        "add.sat.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).saturating_add(s32(b)) as u32),
+    );
+    var(
+        v,
+        "sub.sat.s32",
+        &[I32, I32],
+        W::B32,
+        "sub.sat.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).saturating_sub(s32(b)) as u32),
+    );
+    var(
+        v,
+        "sad.u32",
+        &[I32, I32, I32],
+        W::B32,
+        "sad.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| some32((c as u32).wrapping_add((a as u32).abs_diff(b as u32))),
+    );
+    var(
+        v,
+        "sad.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "sad.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| some32((c as u32).wrapping_add(s32(a).abs_diff(s32(b)))),
+    );
+    var(
+        v,
+        "min.s32",
+        &[I32, I32],
+        W::B32,
+        "min.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).min(s32(b)) as u32),
+    );
+    var(
+        v,
+        "max.s32",
+        &[I32, I32],
+        W::B32,
+        "max.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).max(s32(b)) as u32),
+    );
+    var(
+        v,
+        "min.u32",
+        &[I32, I32],
+        W::B32,
+        "min.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.min(b)),
+    );
+    var(
+        v,
+        "max.u32",
+        &[I32, I32],
+        W::B32,
+        "max.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.max(b)),
+    );
+    var(
+        v,
+        "min.s64",
+        &[I64, I64],
+        W::B64,
+        "min.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some((a as i64).min(b as i64) as u64),
+    );
+    var(
+        v,
+        "max.u64",
+        &[I64, I64],
+        W::B64,
+        "max.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.max(b)),
+    );
+    var(
+        v,
+        "abs.s32",
+        &[I32],
+        W::B32,
+        "abs.s32 %d, %a;",
+        Check::Exact,
+        |a, _, _| some32(s32(a).wrapping_abs() as u32),
+    );
+    var(
+        v,
+        "neg.s32",
+        &[I32],
+        W::B32,
+        "neg.s32 %d, %a;",
+        Check::Exact,
+        |a, _, _| some32(s32(a).wrapping_neg() as u32),
+    );
+    var(
+        v,
+        "abs.s64",
+        &[I64],
+        W::B64,
+        "abs.s64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some((a as i64).wrapping_abs() as u64),
+    );
+    var(
+        v,
+        "neg.s64",
+        &[I64],
+        W::B64,
+        "neg.s64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_neg()),
+    );
     // Division (compiled to long sequences: MUFU.RCP, I2F, IMAD.HI, fix-ups).
     let nz32 = (W::B32, Dom::NzI32);
     let nz64 = (W::B64, Dom::NzI64);
-    var(v, "div.u32", &[I32, nz32], W::B32, "div.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a / b));
-    var(v, "rem.u32", &[I32, nz32], W::B32, "rem.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a % b));
-    var(v, "div.s32", &[I32, nz32], W::B32, "div.s32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        s32(a).checked_div(s32(b)).map(|q| q as u32 as u64)
-    });
-    var(v, "rem.s32", &[I32, nz32], W::B32, "rem.s32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        s32(a).checked_rem(s32(b)).map(|q| q as u32 as u64)
-    });
-    var(v, "div.u64", &[I64, nz64], W::B64, "div.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a / b));
-    var(v, "rem.s64", &[I64, nz64], W::B64, "rem.s64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        (a as i64).checked_rem(b as i64).map(|q| q as u64)
-    });
+    var(
+        v,
+        "div.u32",
+        &[I32, nz32],
+        W::B32,
+        "div.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a / b),
+    );
+    var(
+        v,
+        "rem.u32",
+        &[I32, nz32],
+        W::B32,
+        "rem.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a % b),
+    );
+    var(
+        v,
+        "div.s32",
+        &[I32, nz32],
+        W::B32,
+        "div.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| s32(a).checked_div(s32(b)).map(|q| q as u32 as u64),
+    );
+    var(
+        v,
+        "rem.s32",
+        &[I32, nz32],
+        W::B32,
+        "rem.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| s32(a).checked_rem(s32(b)).map(|q| q as u32 as u64),
+    );
+    var(
+        v,
+        "div.u64",
+        &[I64, nz64],
+        W::B64,
+        "div.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a / b),
+    );
+    var(
+        v,
+        "rem.s64",
+        &[I64, nz64],
+        W::B64,
+        "rem.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| (a as i64).checked_rem(b as i64).map(|q| q as u64),
+    );
     // Logic.
-    var(v, "and.b32", &[I32, I32], W::B32, "and.b32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a & b));
-    var(v, "or.b32", &[I32, I32], W::B32, "or.b32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a | b));
-    var(v, "xor.b32", &[I32, I32], W::B32, "xor.b32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a ^ b));
-    var(v, "not.b32", &[I32], W::B32, "not.b32 %d, %a;", Check::Exact, |a, _, _| some32(!(a as u32)));
-    var(v, "cnot.b32", &[I32], W::B32, "cnot.b32 %d, %a;", Check::Exact, |a, _, _| flag(a == 0));
-    var(v, "xor.b64", &[I64, I64], W::B64, "xor.b64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a ^ b));
-    var(v, "not.b64", &[I64], W::B64, "not.b64 %d, %a;", Check::Exact, |a, _, _| Some(!a));
-    var(v, "and-not.b32", &[I32, I32], W::B32, "not.b32 %t1, %b; and.b32 %d, %a, %t1;", Check::Exact, |a, b, _| Some(a & !b & 0xffff_ffff));
+    var(
+        v,
+        "and.b32",
+        &[I32, I32],
+        W::B32,
+        "and.b32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a & b),
+    );
+    var(
+        v,
+        "or.b32",
+        &[I32, I32],
+        W::B32,
+        "or.b32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a | b),
+    );
+    var(
+        v,
+        "xor.b32",
+        &[I32, I32],
+        W::B32,
+        "xor.b32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a ^ b),
+    );
+    var(
+        v,
+        "not.b32",
+        &[I32],
+        W::B32,
+        "not.b32 %d, %a;",
+        Check::Exact,
+        |a, _, _| some32(!(a as u32)),
+    );
+    var(
+        v,
+        "cnot.b32",
+        &[I32],
+        W::B32,
+        "cnot.b32 %d, %a;",
+        Check::Exact,
+        |a, _, _| flag(a == 0),
+    );
+    var(
+        v,
+        "xor.b64",
+        &[I64, I64],
+        W::B64,
+        "xor.b64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a ^ b),
+    );
+    var(
+        v,
+        "not.b64",
+        &[I64],
+        W::B64,
+        "not.b64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(!a),
+    );
+    var(
+        v,
+        "and-not.b32",
+        &[I32, I32],
+        W::B32,
+        "not.b32 %t1, %b; and.b32 %d, %a, %t1;",
+        Check::Exact,
+        |a, b, _| Some(a & !b & 0xffff_ffff),
+    );
     // Shifts: amounts past the width clamp (shl/shr) or clamp/wrap (shf).
-    var(v, "shl.b32", &[I32, sh], W::B32, "shl.b32 %d, %a, %b;", Check::Exact, |a, n, _| {
-        some32(if n >= 32 { 0 } else { (a as u32) << n })
-    });
-    var(v, "shr.u32", &[I32, sh], W::B32, "shr.u32 %d, %a, %b;", Check::Exact, |a, n, _| {
-        some32(if n >= 32 { 0 } else { (a as u32) >> n })
-    });
-    var(v, "shr.s32", &[I32, sh], W::B32, "shr.s32 %d, %a, %b;", Check::Exact, |a, n, _| {
-        some32((s32(a) >> n.min(31)) as u32)
-    });
+    var(
+        v,
+        "shl.b32",
+        &[I32, sh],
+        W::B32,
+        "shl.b32 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| some32(if n >= 32 { 0 } else { (a as u32) << n }),
+    );
+    var(
+        v,
+        "shr.u32",
+        &[I32, sh],
+        W::B32,
+        "shr.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| some32(if n >= 32 { 0 } else { (a as u32) >> n }),
+    );
+    var(
+        v,
+        "shr.s32",
+        &[I32, sh],
+        W::B32,
+        "shr.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| some32((s32(a) >> n.min(31)) as u32),
+    );
     let sh64 = (W::B32, Dom::Sh64);
-    var(v, "shl.b64", &[I64, sh64], W::B64, "shl.b64 %d, %a, %b;", Check::Exact, |a, n, _| {
-        Some(if n >= 64 { 0 } else { a << n })
-    });
-    var(v, "shr.u64", &[I64, sh64], W::B64, "shr.u64 %d, %a, %b;", Check::Exact, |a, n, _| {
-        Some(if n >= 64 { 0 } else { a >> n })
-    });
-    var(v, "shr.s64", &[I64, sh64], W::B64, "shr.s64 %d, %a, %b;", Check::Exact, |a, n, _| {
-        Some(((a as i64) >> n.min(63)) as u64)
-    });
-    var(v, "shl.b64 by 1", &[I64], W::B64, "shl.b64 %d, %a, 1;", Check::Exact, |a, _, _| Some(a << 1));
-    var(v, "shr.s64 by 40", &[I64], W::B64, "shr.s64 %d, %a, 40;", Check::Exact, |a, _, _| Some(((a as i64) >> 40) as u64));
+    var(
+        v,
+        "shl.b64",
+        &[I64, sh64],
+        W::B64,
+        "shl.b64 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| Some(if n >= 64 { 0 } else { a << n }),
+    );
+    var(
+        v,
+        "shr.u64",
+        &[I64, sh64],
+        W::B64,
+        "shr.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| Some(if n >= 64 { 0 } else { a >> n }),
+    );
+    var(
+        v,
+        "shr.s64",
+        &[I64, sh64],
+        W::B64,
+        "shr.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, n, _| Some(((a as i64) >> n.min(63)) as u64),
+    );
+    var(
+        v,
+        "shl.b64 by 1",
+        &[I64],
+        W::B64,
+        "shl.b64 %d, %a, 1;",
+        Check::Exact,
+        |a, _, _| Some(a << 1),
+    );
+    var(
+        v,
+        "shr.s64 by 40",
+        &[I64],
+        W::B64,
+        "shr.s64 %d, %a, 40;",
+        Check::Exact,
+        |a, _, _| Some(((a as i64) >> 40) as u64),
+    );
     for (mode, clamp) in [("clamp", true), ("wrap", false)] {
-        let amount = move |c: u64| if clamp { (c as u32).min(32) } else { c as u32 & 31 };
-        var(v, &format!("shf.l.{mode}.b32"), &[I32, I32, sh], W::B32, &format!("shf.l.{mode}.b32 %d, %a, %b, %c;"), Check::Exact,
+        let amount = move |c: u64| {
+            if clamp {
+                (c as u32).min(32)
+            } else {
+                c as u32 & 31
+            }
+        };
+        var(
+            v,
+            &format!("shf.l.{mode}.b32"),
+            &[I32, I32, sh],
+            W::B32,
+            &format!("shf.l.{mode}.b32 %d, %a, %b, %c;"),
+            Check::Exact,
             move |a, b, c| {
                 let n = amount(c);
                 let x = (b << 32 | a) << n;
                 some32((x >> 32) as u32)
-            });
-        var(v, &format!("shf.r.{mode}.b32"), &[I32, I32, sh], W::B32, &format!("shf.r.{mode}.b32 %d, %a, %b, %c;"), Check::Exact,
+            },
+        );
+        var(
+            v,
+            &format!("shf.r.{mode}.b32"),
+            &[I32, I32, sh],
+            W::B32,
+            &format!("shf.r.{mode}.b32 %d, %a, %b, %c;"),
+            Check::Exact,
             move |a, b, c| {
                 let n = amount(c);
                 let x = (b << 32 | a) >> n;
                 some32(x as u32)
-            });
+            },
+        );
     }
     // Bit fields.
     let pos = (W::B32, Dom::Pos);
     let bfe32 = |a: u64, pos: u64, len: u64, signed: bool, msb: u64| -> u64 {
         let (pos, len) = (pos & 0xff, len & 0xff);
-        let sbit = if !signed || len == 0 { 0 } else { a >> (pos + len - 1).min(msb) & 1 };
+        let sbit = if !signed || len == 0 {
+            0
+        } else {
+            a >> (pos + len - 1).min(msb) & 1
+        };
         let mut d = 0u64;
         for i in 0..=msb {
-            let bit = if i < len && pos + i <= msb { a >> (pos + i) & 1 } else { sbit };
+            let bit = if i < len && pos + i <= msb {
+                a >> (pos + i) & 1
+            } else {
+                sbit
+            };
             d |= bit << i;
         }
         d
     };
-    var(v, "bfe.u32", &[I32, pos, pos], W::B32, "bfe.u32 %d, %a, %b, %c;", Check::Exact, move |a, p, l| Some(bfe32(a, p, l, false, 31)));
-    var(v, "bfe.s32", &[I32, pos, pos], W::B32, "bfe.s32 %d, %a, %b, %c;", Check::Exact, move |a, p, l| Some(bfe32(a, p, l, true, 31)));
+    var(
+        v,
+        "bfe.u32",
+        &[I32, pos, pos],
+        W::B32,
+        "bfe.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        move |a, p, l| Some(bfe32(a, p, l, false, 31)),
+    );
+    var(
+        v,
+        "bfe.s32",
+        &[I32, pos, pos],
+        W::B32,
+        "bfe.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        move |a, p, l| Some(bfe32(a, p, l, true, 31)),
+    );
     // The manual restricts positions and lengths to 0..255; ptxas expands the
     // 64-bit forms into shifts by the raw operands, so only that range is tested.
     let pos8 = (W::B32, Dom::Pos8);
-    var(v, "bfe.u64", &[I64, pos8, pos8], W::B64, "bfe.u64 %d, %a, %b, %c;", Check::Exact, move |a, p, l| Some(bfe32(a, p, l, false, 63)));
-    var(v, "bfe.s64", &[I64, pos8, pos8], W::B64, "bfe.s64 %d, %a, %b, %c;", Check::Exact, move |a, p, l| Some(bfe32(a, p, l, true, 63)));
+    var(
+        v,
+        "bfe.u64",
+        &[I64, pos8, pos8],
+        W::B64,
+        "bfe.u64 %d, %a, %b, %c;",
+        Check::Exact,
+        move |a, p, l| Some(bfe32(a, p, l, false, 63)),
+    );
+    var(
+        v,
+        "bfe.s64",
+        &[I64, pos8, pos8],
+        W::B64,
+        "bfe.s64 %d, %a, %b, %c;",
+        Check::Exact,
+        move |a, p, l| Some(bfe32(a, p, l, true, 63)),
+    );
     let bfi = |a: u64, b: u64, c: u64, msb: u64| -> u64 {
         let (pos, len) = (c & 0xff, (c >> 8) & 0xff);
         let mut f = b;
@@ -1066,14 +1819,42 @@ fn integer_variants(v: &mut Vec<Variant>) {
         }
         f
     };
-    var(v, "bfi.b32", &[I32, I32, pos], W::B32, "shr.u32 %t1, %c, 8; bfi.b32 %d, %a, %b, %c, %t1;", Check::Exact, move |a, b, c| {
-        Some(bfi(a, b, c, 31))
-    });
-    var(v, "bfi.b64", &[I64, I64, pos], W::B64, "and.b32 %t2, %c, 255; bfe.u32 %t1, %c, 8, 8; bfi.b64 %d, %a, %b, %t2, %t1;", Check::Exact, move |a, b, c| {
-        Some(bfi(a, b, c, 63))
-    });
-    var(v, "brev.b32", &[I32], W::B32, "brev.b32 %d, %a;", Check::Exact, |a, _, _| some32((a as u32).reverse_bits()));
-    var(v, "brev.b64", &[I64], W::B64, "brev.b64 %d, %a;", Check::Exact, |a, _, _| Some(a.reverse_bits()));
+    var(
+        v,
+        "bfi.b32",
+        &[I32, I32, pos],
+        W::B32,
+        "shr.u32 %t1, %c, 8; bfi.b32 %d, %a, %b, %c, %t1;",
+        Check::Exact,
+        move |a, b, c| Some(bfi(a, b, c, 31)),
+    );
+    var(
+        v,
+        "bfi.b64",
+        &[I64, I64, pos],
+        W::B64,
+        "and.b32 %t2, %c, 255; bfe.u32 %t1, %c, 8, 8; bfi.b64 %d, %a, %b, %t2, %t1;",
+        Check::Exact,
+        move |a, b, c| Some(bfi(a, b, c, 63)),
+    );
+    var(
+        v,
+        "brev.b32",
+        &[I32],
+        W::B32,
+        "brev.b32 %d, %a;",
+        Check::Exact,
+        |a, _, _| some32((a as u32).reverse_bits()),
+    );
+    var(
+        v,
+        "brev.b64",
+        &[I64],
+        W::B64,
+        "brev.b64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(a.reverse_bits()),
+    );
     let bfind = |a: u64, signed: bool, shiftamt: bool, msb: u32| -> u64 {
         let mut a = a;
         if signed && a >> msb & 1 == 1 {
@@ -1092,73 +1873,226 @@ fn integer_variants(v: &mut Vec<Variant>) {
         d as u64
     };
     for (ty, signed) in [("u32", false), ("s32", true)] {
-        var(v, &format!("bfind.{ty}"), &[I32], W::B32, &format!("bfind.{ty} %d, %a;"), Check::Exact, move |a, _, _| Some(bfind(a, signed, false, 31)));
-        var(v, &format!("bfind.shiftamt.{ty}"), &[I32], W::B32, &format!("bfind.shiftamt.{ty} %d, %a;"), Check::Exact, move |a, _, _| {
-            Some(bfind(a, signed, true, 31))
-        });
+        var(
+            v,
+            &format!("bfind.{ty}"),
+            &[I32],
+            W::B32,
+            &format!("bfind.{ty} %d, %a;"),
+            Check::Exact,
+            move |a, _, _| Some(bfind(a, signed, false, 31)),
+        );
+        var(
+            v,
+            &format!("bfind.shiftamt.{ty}"),
+            &[I32],
+            W::B32,
+            &format!("bfind.shiftamt.{ty} %d, %a;"),
+            Check::Exact,
+            move |a, _, _| Some(bfind(a, signed, true, 31)),
+        );
     }
     for (ty, signed) in [("u64", false), ("s64", true)] {
-        var(v, &format!("bfind.{ty}"), &[I64], W::B32, &format!("bfind.{ty} %d, %a;"), Check::Exact, move |a, _, _| Some(bfind(a, signed, false, 63)));
+        var(
+            v,
+            &format!("bfind.{ty}"),
+            &[I64],
+            W::B32,
+            &format!("bfind.{ty} %d, %a;"),
+            Check::Exact,
+            move |a, _, _| Some(bfind(a, signed, false, 63)),
+        );
     }
-    var(v, "popc.b32", &[I32], W::B32, "popc.b32 %d, %a;", Check::Exact, |a, _, _| Some(a.count_ones() as u64));
-    var(v, "popc.b64", &[I64], W::B32, "popc.b64 %d, %a;", Check::Exact, |a, _, _| Some(a.count_ones() as u64));
-    var(v, "clz.b32", &[I32], W::B32, "clz.b32 %d, %a;", Check::Exact, |a, _, _| Some((a as u32).leading_zeros() as u64));
-    var(v, "clz.b64", &[I64], W::B32, "clz.b64 %d, %a;", Check::Exact, |a, _, _| Some(a.leading_zeros() as u64));
+    var(
+        v,
+        "popc.b32",
+        &[I32],
+        W::B32,
+        "popc.b32 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(a.count_ones() as u64),
+    );
+    var(
+        v,
+        "popc.b64",
+        &[I64],
+        W::B32,
+        "popc.b64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(a.count_ones() as u64),
+    );
+    var(
+        v,
+        "clz.b32",
+        &[I32],
+        W::B32,
+        "clz.b32 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some((a as u32).leading_zeros() as u64),
+    );
+    var(
+        v,
+        "clz.b64",
+        &[I64],
+        W::B32,
+        "clz.b64 %d, %a;",
+        Check::Exact,
+        |a, _, _| Some(a.leading_zeros() as u64),
+    );
     // prmt: the generic form and the six modes (PTX ISA, Table "prmt modes").
     let sel = (W::B32, Dom::Sel);
-    var(v, "prmt.b32", &[I32, I32, sel], W::B32, "prmt.b32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        let bytes = (b << 32 | a).to_le_bytes();
-        let mut d = 0u32;
-        for i in 0..4 {
-            let ctl = (c >> (4 * i)) & 0xf;
-            let byte = bytes[(ctl & 7) as usize];
-            let byte = if ctl & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
-            d |= (byte as u32) << (8 * i);
-        }
-        some32(d)
-    });
+    var(
+        v,
+        "prmt.b32",
+        &[I32, I32, sel],
+        W::B32,
+        "prmt.b32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            let bytes = (b << 32 | a).to_le_bytes();
+            let mut d = 0u32;
+            for i in 0..4 {
+                let ctl = (c >> (4 * i)) & 0xf;
+                let byte = bytes[(ctl & 7) as usize];
+                let byte = if ctl & 8 != 0 {
+                    if byte & 0x80 != 0 {
+                        0xff
+                    } else {
+                        0
+                    }
+                } else {
+                    byte
+                };
+                d |= (byte as u32) << (8 * i);
+            }
+            some32(d)
+        },
+    );
     // For each mode and c[1:0], the source byte of d.b3, d.b2, d.b1, d.b0.
     let modes: [(&str, [[u8; 4]; 4]); 6] = [
-        ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
-        ("b4e", [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]]),
-        ("rc8", [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]),
-        ("ecl", [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]]),
-        ("ecr", [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]]),
-        ("rc16", [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]]),
+        (
+            "f4e",
+            [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]],
+        ),
+        (
+            "b4e",
+            [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]],
+        ),
+        (
+            "rc8",
+            [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+        ),
+        (
+            "ecl",
+            [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]],
+        ),
+        (
+            "ecr",
+            [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]],
+        ),
+        (
+            "rc16",
+            [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]],
+        ),
     ];
     for (mode, table) in modes {
-        var(v, &format!("prmt.b32.{mode}"), &[I32, I32, sel], W::B32, &format!("prmt.b32.{mode} %d, %a, %b, %c;"), Check::Exact,
+        var(
+            v,
+            &format!("prmt.b32.{mode}"),
+            &[I32, I32, sel],
+            W::B32,
+            &format!("prmt.b32.{mode} %d, %a, %b, %c;"),
+            Check::Exact,
             move |a, b, c| {
                 let bytes = (b << 32 | a).to_le_bytes();
                 let t = table[(c & 3) as usize];
-                some32(u32::from_le_bytes([bytes[t[3] as usize], bytes[t[2] as usize], bytes[t[1] as usize], bytes[t[0] as usize]]))
-            });
+                some32(u32::from_le_bytes([
+                    bytes[t[3] as usize],
+                    bytes[t[2] as usize],
+                    bytes[t[1] as usize],
+                    bytes[t[0] as usize],
+                ]))
+            },
+        );
     }
     // Compares, selects.
-    let icmps: [(&str, fn(u64, u64) -> bool, fn(u64, u64) -> bool); 6] = [
+    let icmps: [(&str, Pred2, Pred2); 6] = [
         ("eq", |a, b| a == b, |a, b| a == b),
         ("ne", |a, b| a != b, |a, b| a != b),
-        ("lt", |a, b| (a as u32 as i32) < (b as u32 as i32), |a, b| (a as i64) < (b as i64)),
-        ("le", |a, b| (a as u32 as i32) <= (b as u32 as i32), |a, b| (a as i64) <= (b as i64)),
-        ("gt", |a, b| (a as u32 as i32) > (b as u32 as i32), |a, b| (a as i64) > (b as i64)),
-        ("ge", |a, b| (a as u32 as i32) >= (b as u32 as i32), |a, b| (a as i64) >= (b as i64)),
+        (
+            "lt",
+            |a, b| (a as u32 as i32) < (b as u32 as i32),
+            |a, b| (a as i64) < (b as i64),
+        ),
+        (
+            "le",
+            |a, b| (a as u32 as i32) <= (b as u32 as i32),
+            |a, b| (a as i64) <= (b as i64),
+        ),
+        (
+            "gt",
+            |a, b| (a as u32 as i32) > (b as u32 as i32),
+            |a, b| (a as i64) > (b as i64),
+        ),
+        (
+            "ge",
+            |a, b| (a as u32 as i32) >= (b as u32 as i32),
+            |a, b| (a as i64) >= (b as i64),
+        ),
     ];
     for (op, f32_, f64_) in icmps {
-        var(v, &format!("setp.{op}.s32"), &[I32, I32], W::B32, &format!("setp.{op}.s32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b, _| flag(f32_(a, b)));
-        var(v, &format!("setp.{op}.s64"), &[I64, I64], W::B32, &format!("setp.{op}.s64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b, _| flag(f64_(a, b)));
+        var(
+            v,
+            &format!("setp.{op}.s32"),
+            &[I32, I32],
+            W::B32,
+            &format!("setp.{op}.s32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b, _| flag(f32_(a, b)),
+        );
+        var(
+            v,
+            &format!("setp.{op}.s64"),
+            &[I64, I64],
+            W::B32,
+            &format!("setp.{op}.s64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b, _| flag(f64_(a, b)),
+        );
     }
-    let ucmps: [(&str, fn(u64, u64) -> bool); 4] = [("lo", |a, b| a < b), ("ls", |a, b| a <= b), ("hi", |a, b| a > b), ("hs", |a, b| a >= b)];
+    let ucmps: [(&str, Pred2); 4] = [
+        ("lo", |a, b| a < b),
+        ("ls", |a, b| a <= b),
+        ("hi", |a, b| a > b),
+        ("hs", |a, b| a >= b),
+    ];
     for (op, f) in ucmps {
-        var(v, &format!("setp.{op}.u32"), &[I32, I32], W::B32, &format!("setp.{op}.u32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b, _| flag(f(a, b)));
-        var(v, &format!("setp.{op}.u64"), &[I64, I64], W::B32, &format!("setp.{op}.u64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b, _| flag(f(a, b)));
+        var(
+            v,
+            &format!("setp.{op}.u32"),
+            &[I32, I32],
+            W::B32,
+            &format!("setp.{op}.u32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b, _| flag(f(a, b)),
+        );
+        var(
+            v,
+            &format!("setp.{op}.u64"),
+            &[I64, I64],
+            W::B32,
+            &format!("setp.{op}.u64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b, _| flag(f(a, b)),
+        );
     }
     var(v, "setp.lt.s32 both", &[I32, I32], W::B32, "setp.lt.s32 %p1|%p2, %a, %b; selp.u32 %t1, 1, 0, %p1; selp.u32 %t2, 2, 0, %p2; or.b32 %d, %t1, %t2;",
         Check::Exact, |a, b, _| some32(if s32(a) < s32(b) { 1 } else { 2 }));
-    for (bop, f) in [("and", (|x, y| x && y) as fn(bool, bool) -> bool), ("or", |x, y| x || y), ("xor", |x, y| x ^ y)] {
+    for (bop, f) in [
+        ("and", (|x, y| x && y) as fn(bool, bool) -> bool),
+        ("or", |x, y| x || y),
+        ("xor", |x, y| x ^ y),
+    ] {
         var(v, &format!("setp.gt.{bop}.u32"), &[I32, I32, I32], W::B32,
             &format!("setp.ne.u32 %p3, %c, 0; setp.gt.{bop}.u32 %p1|%p2, %a, %b, %p3; selp.u32 %t1, 1, 0, %p1; selp.u32 %t2, 2, 0, %p2; or.b32 %d, %t1, %t2;"),
             Check::Exact, move |a, b, c| {
@@ -1167,39 +2101,89 @@ fn integer_variants(v: &mut Vec<Variant>) {
                 some32(f(t, p) as u32 | (f(!t, p) as u32) << 1)
             });
     }
-    var(v, "set.lt.u32.s32", &[I32, I32], W::B32, "set.lt.u32.s32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(if s32(a) < s32(b) { u32::MAX } else { 0 })
-    });
-    var(v, "set.hs.f32.u32", &[I32, I32], W::B32, "set.hs.f32.u32 %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(if a >= b { 0x3f80_0000 } else { 0 })
-    });
-    var(v, "set.ne.u32.s64", &[I64, I64], W::B32, "set.ne.u32.s64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(if a != b { u32::MAX } else { 0 })
-    });
-    var(v, "selp.b32", &[I32, I32, I32], W::B32, "setp.ne.u32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;", Check::Exact, |a, b, c| {
-        Some(if c != 0 { a } else { b })
-    });
-    var(v, "selp.b64", &[I64, I64, I32], W::B64, "setp.ne.u32 %p1, %c, 0; selp.b64 %d, %a, %b, %p1;", Check::Exact, |a, b, c| {
-        Some(if c != 0 { a } else { b })
-    });
-    var(v, "slct.b32.s32", &[I32, I32, I32], W::B32, "slct.b32.s32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        Some(if s32(c) >= 0 { a } else { b })
-    });
-    var(v, "slct.b32.f32", &[I32, I32, F32_], W::B32, "slct.b32.f32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        // NaN selectors: PTX does not say; not compared.
-        match sf::unpack(c, F32) {
+    var(
+        v,
+        "set.lt.u32.s32",
+        &[I32, I32],
+        W::B32,
+        "set.lt.u32.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(if s32(a) < s32(b) { u32::MAX } else { 0 }),
+    );
+    var(
+        v,
+        "set.hs.f32.u32",
+        &[I32, I32],
+        W::B32,
+        "set.hs.f32.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(if a >= b { 0x3f80_0000 } else { 0 }),
+    );
+    var(
+        v,
+        "set.ne.u32.s64",
+        &[I64, I64],
+        W::B32,
+        "set.ne.u32.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(if a != b { u32::MAX } else { 0 }),
+    );
+    var(
+        v,
+        "selp.b32",
+        &[I32, I32, I32],
+        W::B32,
+        "setp.ne.u32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| Some(if c != 0 { a } else { b }),
+    );
+    var(
+        v,
+        "selp.b64",
+        &[I64, I64, I32],
+        W::B64,
+        "setp.ne.u32 %p1, %c, 0; selp.b64 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| Some(if c != 0 { a } else { b }),
+    );
+    var(
+        v,
+        "slct.b32.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "slct.b32.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| Some(if s32(c) >= 0 { a } else { b }),
+    );
+    var(
+        v,
+        "slct.b32.f32",
+        &[I32, I32, F32_],
+        W::B32,
+        "slct.b32.f32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            // NaN selectors: PTX does not say; not compared.
+            match sf::unpack(c, F32) {
+                Val::Nan => None,
+                Val::Fin(true, ..) | Val::Inf(true) => Some(b),
+                _ => Some(a),
+            }
+        },
+    );
+    var(
+        v,
+        "slct.ftz.b32.f32",
+        &[I32, I32, F32_],
+        W::B32,
+        "slct.ftz.b32.f32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| match sf::un(c, F32, true) {
             Val::Nan => None,
             Val::Fin(true, ..) | Val::Inf(true) => Some(b),
             _ => Some(a),
-        }
-    });
-    var(v, "slct.ftz.b32.f32", &[I32, I32, F32_], W::B32, "slct.ftz.b32.f32 %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        match sf::un(c, F32, true) {
-            Val::Nan => None,
-            Val::Fin(true, ..) | Val::Inf(true) => Some(b),
-            _ => Some(a),
-        }
-    });
+        },
+    );
 }
 
 /// IEEE comparison of two values (None: unordered).
@@ -1231,31 +2215,109 @@ fn float_variants(v: &mut Vec<Variant>) {
     use std::cmp::Ordering::*;
     // f32 arithmetic in every rounding mode.
     for (rn, r) in RNDS {
-        var(v, &format!("add.{rn}.f32"), &[F32_, F32_], W::B32, &format!("add.{rn}.f32 %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(sf::add(sf::unpack(a, F32), sf::unpack(b, F32), F32, r))
-        });
-        var(v, &format!("sub.{rn}.f32"), &[F32_, F32_], W::B32, &format!("sub.{rn}.f32 %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(sf::add(sf::unpack(a, F32), sf::neg(sf::unpack(b, F32)), F32, r))
-        });
-        var(v, &format!("mul.{rn}.f32"), &[F32_, F32_], W::B32, &format!("mul.{rn}.f32 %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(sf::mul(sf::unpack(a, F32), sf::unpack(b, F32), F32, r))
-        });
-        var(v, &format!("fma.{rn}.f32"), &[F32_, F32_, F32_], W::B32, &format!("fma.{rn}.f32 %d, %a, %b, %c;"), Check::F32, move |a, b, c| {
-            Some(sf::fma(sf::unpack(a, F32), sf::unpack(b, F32), sf::unpack(c, F32), F32, r))
-        });
-        var(v, &format!("add.{rn}.f64"), &[F64_, F64_], W::B64, &format!("add.{rn}.f64 %d, %a, %b;"), Check::F64, move |a, b, _| {
-            Some(sf::add(sf::unpack(a, F64), sf::unpack(b, F64), F64, r))
-        });
-        var(v, &format!("mul.{rn}.f64"), &[F64_, F64_], W::B64, &format!("mul.{rn}.f64 %d, %a, %b;"), Check::F64, move |a, b, _| {
-            Some(sf::mul(sf::unpack(a, F64), sf::unpack(b, F64), F64, r))
-        });
-        var(v, &format!("fma.{rn}.f64"), &[F64_, F64_, F64_], W::B64, &format!("fma.{rn}.f64 %d, %a, %b, %c;"), Check::F64, move |a, b, c| {
-            Some(sf::fma(sf::unpack(a, F64), sf::unpack(b, F64), sf::unpack(c, F64), F64, r))
-        });
+        var(
+            v,
+            &format!("add.{rn}.f32"),
+            &[F32_, F32_],
+            W::B32,
+            &format!("add.{rn}.f32 %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| Some(sf::add(sf::unpack(a, F32), sf::unpack(b, F32), F32, r)),
+        );
+        var(
+            v,
+            &format!("sub.{rn}.f32"),
+            &[F32_, F32_],
+            W::B32,
+            &format!("sub.{rn}.f32 %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| {
+                Some(sf::add(
+                    sf::unpack(a, F32),
+                    sf::neg(sf::unpack(b, F32)),
+                    F32,
+                    r,
+                ))
+            },
+        );
+        var(
+            v,
+            &format!("mul.{rn}.f32"),
+            &[F32_, F32_],
+            W::B32,
+            &format!("mul.{rn}.f32 %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| Some(sf::mul(sf::unpack(a, F32), sf::unpack(b, F32), F32, r)),
+        );
+        var(
+            v,
+            &format!("fma.{rn}.f32"),
+            &[F32_, F32_, F32_],
+            W::B32,
+            &format!("fma.{rn}.f32 %d, %a, %b, %c;"),
+            Check::F32,
+            move |a, b, c| {
+                Some(sf::fma(
+                    sf::unpack(a, F32),
+                    sf::unpack(b, F32),
+                    sf::unpack(c, F32),
+                    F32,
+                    r,
+                ))
+            },
+        );
+        var(
+            v,
+            &format!("add.{rn}.f64"),
+            &[F64_, F64_],
+            W::B64,
+            &format!("add.{rn}.f64 %d, %a, %b;"),
+            Check::F64,
+            move |a, b, _| Some(sf::add(sf::unpack(a, F64), sf::unpack(b, F64), F64, r)),
+        );
+        var(
+            v,
+            &format!("mul.{rn}.f64"),
+            &[F64_, F64_],
+            W::B64,
+            &format!("mul.{rn}.f64 %d, %a, %b;"),
+            Check::F64,
+            move |a, b, _| Some(sf::mul(sf::unpack(a, F64), sf::unpack(b, F64), F64, r)),
+        );
+        var(
+            v,
+            &format!("fma.{rn}.f64"),
+            &[F64_, F64_, F64_],
+            W::B64,
+            &format!("fma.{rn}.f64 %d, %a, %b, %c;"),
+            Check::F64,
+            move |a, b, c| {
+                Some(sf::fma(
+                    sf::unpack(a, F64),
+                    sf::unpack(b, F64),
+                    sf::unpack(c, F64),
+                    F64,
+                    r,
+                ))
+            },
+        );
     }
-    var(v, "sub.rn.f64", &[F64_, F64_], W::B64, "sub.rn.f64 %d, %a, %b;", Check::F64, |a, b, _| {
-        Some(sf::add(sf::unpack(a, F64), sf::neg(sf::unpack(b, F64)), F64, Rnd::N))
-    });
+    var(
+        v,
+        "sub.rn.f64",
+        &[F64_, F64_],
+        W::B64,
+        "sub.rn.f64 %d, %a, %b;",
+        Check::F64,
+        |a, b, _| {
+            Some(sf::add(
+                sf::unpack(a, F64),
+                sf::neg(sf::unpack(b, F64)),
+                F64,
+                Rnd::N,
+            ))
+        },
+    );
     // .ftz and .sat.
     for (name, ftz, sat, r) in [
         ("add.rn.ftz.f32", true, false, Rnd::N),
@@ -1263,24 +2325,79 @@ fn float_variants(v: &mut Vec<Variant>) {
         ("add.rn.sat.f32", false, true, Rnd::N),
         ("add.rm.ftz.sat.f32", true, true, Rnd::M),
     ] {
-        var(v, name, &[F32_, F32_], W::B32, &format!("{name} %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(fin32(sf::add(sf::un(a, F32, ftz), sf::un(b, F32, ftz), F32, r), ftz, sat))
-        });
+        var(
+            v,
+            name,
+            &[F32_, F32_],
+            W::B32,
+            &format!("{name} %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| {
+                Some(fin32(
+                    sf::add(sf::un(a, F32, ftz), sf::un(b, F32, ftz), F32, r),
+                    ftz,
+                    sat,
+                ))
+            },
+        );
     }
-    for (name, ftz, sat, r) in [("mul.rn.ftz.f32", true, false, Rnd::N), ("mul.rp.ftz.f32", true, false, Rnd::P), ("mul.rn.sat.f32", false, true, Rnd::N)] {
-        var(v, name, &[F32_, F32_], W::B32, &format!("{name} %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(fin32(sf::mul(sf::un(a, F32, ftz), sf::un(b, F32, ftz), F32, r), ftz, sat))
-        });
+    for (name, ftz, sat, r) in [
+        ("mul.rn.ftz.f32", true, false, Rnd::N),
+        ("mul.rp.ftz.f32", true, false, Rnd::P),
+        ("mul.rn.sat.f32", false, true, Rnd::N),
+    ] {
+        var(
+            v,
+            name,
+            &[F32_, F32_],
+            W::B32,
+            &format!("{name} %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| {
+                Some(fin32(
+                    sf::mul(sf::un(a, F32, ftz), sf::un(b, F32, ftz), F32, r),
+                    ftz,
+                    sat,
+                ))
+            },
+        );
     }
-    for (name, ftz, sat, r) in [("fma.rn.ftz.f32", true, false, Rnd::N), ("fma.rz.ftz.f32", true, false, Rnd::Z), ("fma.rn.sat.f32", false, true, Rnd::N), ("fma.rn.ftz.sat.f32", true, true, Rnd::N)] {
-        var(v, name, &[F32_, F32_, F32_], W::B32, &format!("{name} %d, %a, %b, %c;"), Check::F32, move |a, b, c| {
-            Some(fin32(sf::fma(sf::un(a, F32, ftz), sf::un(b, F32, ftz), sf::un(c, F32, ftz), F32, r), ftz, sat))
-        });
+    for (name, ftz, sat, r) in [
+        ("fma.rn.ftz.f32", true, false, Rnd::N),
+        ("fma.rz.ftz.f32", true, false, Rnd::Z),
+        ("fma.rn.sat.f32", false, true, Rnd::N),
+        ("fma.rn.ftz.sat.f32", true, true, Rnd::N),
+    ] {
+        var(
+            v,
+            name,
+            &[F32_, F32_, F32_],
+            W::B32,
+            &format!("{name} %d, %a, %b, %c;"),
+            Check::F32,
+            move |a, b, c| {
+                Some(fin32(
+                    sf::fma(
+                        sf::un(a, F32, ftz),
+                        sf::un(b, F32, ftz),
+                        sf::un(c, F32, ftz),
+                        F32,
+                        r,
+                    ),
+                    ftz,
+                    sat,
+                ))
+            },
+        );
     }
     // min/max: a NaN operand gives the other; two NaNs the canonical NaN. Zeros
     // of opposite signs: -0 counts as below +0 (IEEE 754-2019 minimumNumber).
     let minmax = |a: u64, b: u64, f: Fmt, ftz: bool, min: bool| -> u64 {
-        let (a, b) = if ftz { (f.flush(a), f.flush(b)) } else { (a, b) };
+        let (a, b) = if ftz {
+            (f.flush(a), f.flush(b))
+        } else {
+            (a, b)
+        };
         match (f.is_nan(a), f.is_nan(b)) {
             (true, true) => return f.nan(),
             (true, false) => return b,
@@ -1308,35 +2425,129 @@ fn float_variants(v: &mut Vec<Variant>) {
         ("min.f64", F64, false, true),
         ("max.f64", F64, false, false),
     ] {
-        let (w, io) = if f == F32 { (W::B32, F32_) } else { (W::B64, F64_) };
-        var(v, name, &[io, io], w, &format!("{name} %d, %a, %b;"), Check::Exact, move |a, b, _| Some(minmax(a, b, f, ftz, min)));
+        let (w, io) = if f == F32 {
+            (W::B32, F32_)
+        } else {
+            (W::B64, F64_)
+        };
+        var(
+            v,
+            name,
+            &[io, io],
+            w,
+            &format!("{name} %d, %a, %b;"),
+            Check::Exact,
+            move |a, b, _| Some(minmax(a, b, f, ftz, min)),
+        );
     }
-    var(v, "abs.f32", &[F32_], W::B32, "abs.f32 %d, %a;", Check::F32, |a, _, _| Some(a & 0x7fff_ffff));
-    var(v, "neg.f32", &[F32_], W::B32, "neg.f32 %d, %a;", Check::F32, |a, _, _| Some(a ^ 0x8000_0000));
-    var(v, "abs.ftz.f32", &[F32_], W::B32, "abs.ftz.f32 %d, %a;", Check::F32, |a, _, _| Some(F32.flush(a) & 0x7fff_ffff));
-    var(v, "neg.ftz.f32", &[F32_], W::B32, "neg.ftz.f32 %d, %a;", Check::F32, |a, _, _| Some(F32.flush(a) ^ 0x8000_0000));
-    var(v, "abs.f64", &[F64_], W::B64, "abs.f64 %d, %a;", Check::F64, |a, _, _| Some(a & !(1 << 63)));
-    var(v, "neg.f64", &[F64_], W::B64, "neg.f64 %d, %a;", Check::F64, |a, _, _| Some(a ^ 1 << 63));
-    var(v, "copysign.f32", &[F32_, F32_], W::B32, "copysign.f32 %d, %a, %b;", Check::F32, |a, b, _| {
-        Some(b & 0x7fff_ffff | a & 0x8000_0000)
-    });
-    var(v, "copysign.f64", &[F64_, F64_], W::B64, "copysign.f64 %d, %a, %b;", Check::F64, |a, b, _| Some(b & !(1 << 63) | a & 1 << 63));
+    var(
+        v,
+        "abs.f32",
+        &[F32_],
+        W::B32,
+        "abs.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(a & 0x7fff_ffff),
+    );
+    var(
+        v,
+        "neg.f32",
+        &[F32_],
+        W::B32,
+        "neg.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(a ^ 0x8000_0000),
+    );
+    var(
+        v,
+        "abs.ftz.f32",
+        &[F32_],
+        W::B32,
+        "abs.ftz.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(F32.flush(a) & 0x7fff_ffff),
+    );
+    var(
+        v,
+        "neg.ftz.f32",
+        &[F32_],
+        W::B32,
+        "neg.ftz.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(F32.flush(a) ^ 0x8000_0000),
+    );
+    var(
+        v,
+        "abs.f64",
+        &[F64_],
+        W::B64,
+        "abs.f64 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(a & !(1 << 63)),
+    );
+    var(
+        v,
+        "neg.f64",
+        &[F64_],
+        W::B64,
+        "neg.f64 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(a ^ 1 << 63),
+    );
+    var(
+        v,
+        "copysign.f32",
+        &[F32_, F32_],
+        W::B32,
+        "copysign.f32 %d, %a, %b;",
+        Check::F32,
+        |a, b, _| Some(b & 0x7fff_ffff | a & 0x8000_0000),
+    );
+    var(
+        v,
+        "copysign.f64",
+        &[F64_, F64_],
+        W::B64,
+        "copysign.f64 %d, %a, %b;",
+        Check::F64,
+        |a, b, _| Some(b & !(1 << 63) | a & 1 << 63),
+    );
     // testp.
     for (op, f) in [
-        ("finite", (|x: u64, f: Fmt| !matches!(sf::unpack(x, f), Val::Nan | Val::Inf(_))) as fn(u64, Fmt) -> bool),
+        (
+            "finite",
+            (|x: u64, f: Fmt| !matches!(sf::unpack(x, f), Val::Nan | Val::Inf(_)))
+                as fn(u64, Fmt) -> bool,
+        ),
         ("infinite", |x, f| matches!(sf::unpack(x, f), Val::Inf(_))),
         ("number", |x, f| !f.is_nan(x)),
         ("notanumber", |x, f| f.is_nan(x)),
-        ("normal", |x, f| !f.is_subnormal(x) && matches!(sf::unpack(x, f), Val::Fin(..) | Val::Zero(_))),
+        ("normal", |x, f| {
+            !f.is_subnormal(x) && matches!(sf::unpack(x, f), Val::Fin(..) | Val::Zero(_))
+        }),
         ("subnormal", |x, f| f.is_subnormal(x)),
     ] {
-        var(v, &format!("testp.{op}.f32"), &[F32_], W::B32, &format!("testp.{op}.f32 %p1, %a; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, _, _| flag(f(a, F32)));
-        var(v, &format!("testp.{op}.f64"), &[F64_], W::B32, &format!("testp.{op}.f64 %p1, %a; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, _, _| flag(f(a, F64)));
+        var(
+            v,
+            &format!("testp.{op}.f32"),
+            &[F32_],
+            W::B32,
+            &format!("testp.{op}.f32 %p1, %a; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, _, _| flag(f(a, F32)),
+        );
+        var(
+            v,
+            &format!("testp.{op}.f64"),
+            &[F64_],
+            W::B32,
+            &format!("testp.{op}.f64 %p1, %a; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, _, _| flag(f(a, F64)),
+        );
     }
     // Float compares, ordered and unordered.
-    let fcmps: [(&str, fn(Option<std::cmp::Ordering>) -> bool); 14] = [
+    let fcmps: [(&str, OrdTest); 14] = [
         ("eq", |o| o == Some(Equal)),
         ("ne", |o| matches!(o, Some(Less | Greater))),
         ("lt", |o| o == Some(Less)),
@@ -1353,91 +2564,374 @@ fn float_variants(v: &mut Vec<Variant>) {
         ("nan", |o| o.is_none()),
     ];
     for (op, t) in fcmps {
-        var(v, &format!("setp.{op}.f32"), &[F32_, F32_], W::B32, &format!("setp.{op}.f32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b_, _| flag(t(fcmp(a, b_, F32, false))));
-        var(v, &format!("setp.{op}.f64"), &[F64_, F64_], W::B32, &format!("setp.{op}.f64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-            move |a, b_, _| flag(t(fcmp(a, b_, F64, false))));
+        var(
+            v,
+            &format!("setp.{op}.f32"),
+            &[F32_, F32_],
+            W::B32,
+            &format!("setp.{op}.f32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b_, _| flag(t(fcmp(a, b_, F32, false))),
+        );
+        var(
+            v,
+            &format!("setp.{op}.f64"),
+            &[F64_, F64_],
+            W::B32,
+            &format!("setp.{op}.f64 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;"),
+            Check::Exact,
+            move |a, b_, _| flag(t(fcmp(a, b_, F64, false))),
+        );
     }
-    var(v, "setp.lt.ftz.f32", &[F32_, F32_], W::B32, "setp.lt.ftz.f32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, b_, _| {
-        flag(fcmp(a, b_, F32, true) == Some(Less))
-    });
-    var(v, "set.gtu.f32.f32", &[F32_, F32_], W::B32, "set.gtu.f32.f32 %d, %a, %b;", Check::Exact, |a, b_, _| {
-        some32(if matches!(fcmp(a, b_, F32, false), None | Some(Greater)) { 0x3f80_0000 } else { 0 })
-    });
-    var(v, "set.eq.u32.f64", &[F64_, F64_], W::B32, "set.eq.u32.f64 %d, %a, %b;", Check::Exact, |a, b_, _| {
-        some32(if fcmp(a, b_, F64, false) == Some(Equal) { u32::MAX } else { 0 })
-    });
+    var(
+        v,
+        "setp.lt.ftz.f32",
+        &[F32_, F32_],
+        W::B32,
+        "setp.lt.ftz.f32 %p1, %a, %b; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, b_, _| flag(fcmp(a, b_, F32, true) == Some(Less)),
+    );
+    var(
+        v,
+        "set.gtu.f32.f32",
+        &[F32_, F32_],
+        W::B32,
+        "set.gtu.f32.f32 %d, %a, %b;",
+        Check::Exact,
+        |a, b_, _| {
+            some32(if matches!(fcmp(a, b_, F32, false), None | Some(Greater)) {
+                0x3f80_0000
+            } else {
+                0
+            })
+        },
+    );
+    var(
+        v,
+        "set.eq.u32.f64",
+        &[F64_, F64_],
+        W::B32,
+        "set.eq.u32.f64 %d, %a, %b;",
+        Check::Exact,
+        |a, b_, _| {
+            some32(if fcmp(a, b_, F64, false) == Some(Equal) {
+                u32::MAX
+            } else {
+                0
+            })
+        },
+    );
     // Correctly rounded division, square root, reciprocal.
-    var(v, "div.rn.f32", &[F32_, F32_], W::B32, "div.rn.f32 %d, %a, %b;", Check::F32, |a, b, _| {
-        Some(sf::div(sf::unpack(a, F32), sf::unpack(b, F32), F32, Rnd::N))
-    });
-    var(v, "div.rz.f32", &[F32_, F32_], W::B32, "div.rz.f32 %d, %a, %b;", Check::F32, |a, b, _| {
-        Some(sf::div(sf::unpack(a, F32), sf::unpack(b, F32), F32, Rnd::Z))
-    });
-    var(v, "div.rn.ftz.f32", &[F32_, F32_], W::B32, "div.rn.ftz.f32 %d, %a, %b;", Check::F32, |a, b, _| {
-        Some(F32.flush(sf::div(sf::un(a, F32, true), sf::un(b, F32, true), F32, Rnd::N)))
-    });
-    var(v, "div.rn.f64", &[F64_, F64_], W::B64, "div.rn.f64 %d, %a, %b;", Check::F64, |a, b, _| {
-        Some(sf::div(sf::unpack(a, F64), sf::unpack(b, F64), F64, Rnd::N))
-    });
-    var(v, "sqrt.rn.f32", &[(W::B32, Dom::PosF32)], W::B32, "sqrt.rn.f32 %d, %a;", Check::F32, |a, _, _| {
-        Some(sf::sqrt(sf::unpack(a, F32), F32, Rnd::N))
-    });
-    var(v, "sqrt.rn.f64", &[F64_], W::B64, "sqrt.rn.f64 %d, %a;", Check::F64, |a, _, _| Some(sf::sqrt(sf::unpack(a, F64), F64, Rnd::N)));
-    var(v, "rcp.rn.f32", &[F32_], W::B32, "rcp.rn.f32 %d, %a;", Check::F32, |a, _, _| {
-        Some(sf::div(Val::Fin(false, 1, 0), sf::unpack(a, F32), F32, Rnd::N))
-    });
-    var(v, "rcp.rn.f64", &[F64_], W::B64, "rcp.rn.f64 %d, %a;", Check::F64, |a, _, _| {
-        Some(sf::div(Val::Fin(false, 1, 0), sf::unpack(a, F64), F64, Rnd::N))
-    });
+    var(
+        v,
+        "div.rn.f32",
+        &[F32_, F32_],
+        W::B32,
+        "div.rn.f32 %d, %a, %b;",
+        Check::F32,
+        |a, b, _| Some(sf::div(sf::unpack(a, F32), sf::unpack(b, F32), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "div.rz.f32",
+        &[F32_, F32_],
+        W::B32,
+        "div.rz.f32 %d, %a, %b;",
+        Check::F32,
+        |a, b, _| Some(sf::div(sf::unpack(a, F32), sf::unpack(b, F32), F32, Rnd::Z)),
+    );
+    var(
+        v,
+        "div.rn.ftz.f32",
+        &[F32_, F32_],
+        W::B32,
+        "div.rn.ftz.f32 %d, %a, %b;",
+        Check::F32,
+        |a, b, _| {
+            Some(F32.flush(sf::div(
+                sf::un(a, F32, true),
+                sf::un(b, F32, true),
+                F32,
+                Rnd::N,
+            )))
+        },
+    );
+    var(
+        v,
+        "div.rn.f64",
+        &[F64_, F64_],
+        W::B64,
+        "div.rn.f64 %d, %a, %b;",
+        Check::F64,
+        |a, b, _| Some(sf::div(sf::unpack(a, F64), sf::unpack(b, F64), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "sqrt.rn.f32",
+        &[(W::B32, Dom::PosF32)],
+        W::B32,
+        "sqrt.rn.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(sf::sqrt(sf::unpack(a, F32), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "sqrt.rn.f64",
+        &[F64_],
+        W::B64,
+        "sqrt.rn.f64 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(sf::sqrt(sf::unpack(a, F64), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "rcp.rn.f32",
+        &[F32_],
+        W::B32,
+        "rcp.rn.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| {
+            Some(sf::div(
+                Val::Fin(false, 1, 0),
+                sf::unpack(a, F32),
+                F32,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "rcp.rn.f64",
+        &[F64_],
+        W::B64,
+        "rcp.rn.f64 %d, %a;",
+        Check::F64,
+        |a, _, _| {
+            Some(sf::div(
+                Val::Fin(false, 1, 0),
+                sf::unpack(a, F64),
+                F64,
+                Rnd::N,
+            ))
+        },
+    );
     // Approximations, within the bounds the PTX ISA documents.
-    let exact = |f: fn(f64) -> f64| move |a: u64, _: u64, _: u64| Some(f(f32::from_bits(a as u32) as f64).to_bits());
+    let exact = |f: fn(f64) -> f64| {
+        move |a: u64, _: u64, _: u64| Some(f(f32::from_bits(a as u32) as f64).to_bits())
+    };
     let abs_sc = (-20.5f64).exp2();
-    var(v, "sin.approx.f32", &[(W::B32, Dom::Trig)], W::B32, "sin.approx.f32 %d, %a;", Check::Approx { ulps: 0.0, abs: abs_sc, rel: 0.0 }, exact(f64::sin));
-    var(v, "cos.approx.f32", &[(W::B32, Dom::Trig)], W::B32, "cos.approx.f32 %d, %a;", Check::Approx { ulps: 0.0, abs: abs_sc, rel: 0.0 }, exact(f64::cos));
-    var(v, "sin.approx.ftz.f32", &[(W::B32, Dom::Trig)], W::B32, "sin.approx.ftz.f32 %d, %a;", Check::Approx { ulps: 0.0, abs: abs_sc, rel: 0.0 },
-        exact(f64::sin));
-    var(v, "ex2.approx.f32", &[(W::B32, Dom::Ex2)], W::B32, "ex2.approx.f32 %d, %a;", Check::Approx { ulps: 2.0, abs: 0.0, rel: 0.0 }, exact(f64::exp2));
-    var(v, "ex2.approx.ftz.f32", &[(W::B32, Dom::Ex2)], W::B32, "ex2.approx.ftz.f32 %d, %a;", Check::Approx { ulps: 2.0, abs: 0.0, rel: 0.0 },
+    var(
+        v,
+        "sin.approx.f32",
+        &[(W::B32, Dom::Trig)],
+        W::B32,
+        "sin.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 0.0,
+            abs: abs_sc,
+            rel: 0.0,
+        },
+        exact(f64::sin),
+    );
+    var(
+        v,
+        "cos.approx.f32",
+        &[(W::B32, Dom::Trig)],
+        W::B32,
+        "cos.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 0.0,
+            abs: abs_sc,
+            rel: 0.0,
+        },
+        exact(f64::cos),
+    );
+    var(
+        v,
+        "sin.approx.ftz.f32",
+        &[(W::B32, Dom::Trig)],
+        W::B32,
+        "sin.approx.ftz.f32 %d, %a;",
+        Check::Approx {
+            ulps: 0.0,
+            abs: abs_sc,
+            rel: 0.0,
+        },
+        exact(f64::sin),
+    );
+    var(
+        v,
+        "ex2.approx.f32",
+        &[(W::B32, Dom::Ex2)],
+        W::B32,
+        "ex2.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 2.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
+        exact(f64::exp2),
+    );
+    var(
+        v,
+        "ex2.approx.ftz.f32",
+        &[(W::B32, Dom::Ex2)],
+        W::B32,
+        "ex2.approx.ftz.f32 %d, %a;",
+        Check::Approx {
+            ulps: 2.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
         |a, _, _| {
             let x = f32::from_bits(F32.flush(a) as u32) as f64;
             let r = x.exp2();
             // .ftz: a subnormal result is flushed.
-            Some(if r < 2f64.powi(-126) { 0.0f64.to_bits() } else { r.to_bits() })
-        });
-    var(v, "lg2.approx.f32", &[(W::B32, Dom::PosF32)], W::B32, "lg2.approx.f32 %d, %a;",
-        Check::Approx { ulps: 2.0, abs: (-22.6f64).exp2(), rel: 0.0 }, |a, _, _| {
+            Some(if r < 2f64.powi(-126) {
+                0.0f64.to_bits()
+            } else {
+                r.to_bits()
+            })
+        },
+    );
+    var(
+        v,
+        "lg2.approx.f32",
+        &[(W::B32, Dom::PosF32)],
+        W::B32,
+        "lg2.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 2.0,
+            abs: (-22.6f64).exp2(),
+            rel: 0.0,
+        },
+        |a, _, _| {
             let x = f32::from_bits(a as u32) as f64;
-            Some(if x == 0.0 { f64::NEG_INFINITY } else { x.log2() }.to_bits())
-        });
-    var(v, "rcp.approx.f32", &[F32_], W::B32, "rcp.approx.f32 %d, %a;", Check::Approx { ulps: 1.0, abs: 0.0, rel: 0.0 }, |a, _, _| {
-        let x = f32::from_bits(a as u32) as f64;
-        Some((1.0 / x).to_bits())
-    });
-    var(v, "rcp.approx.ftz.f32", &[F32_], W::B32, "rcp.approx.ftz.f32 %d, %a;", Check::Approx { ulps: 1.0, abs: 0.0, rel: 0.0 }, |a, _, _| {
-        let x = f32::from_bits(F32.flush(a) as u32) as f64;
-        let r = 1.0 / x;
-        Some(if r.abs() < 2f64.powi(-126) { (0.0f64).copysign(r).to_bits() } else { r.to_bits() })
-    });
-    var(v, "rsqrt.approx.f32", &[(W::B32, Dom::PosF32)], W::B32, "rsqrt.approx.f32 %d, %a;",
-        Check::Approx { ulps: 0.0, abs: 0.0, rel: (-22.9f64).exp2() }, |a, _, _| {
+            Some(
+                if x == 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    x.log2()
+                }
+                .to_bits(),
+            )
+        },
+    );
+    var(
+        v,
+        "rcp.approx.f32",
+        &[F32_],
+        W::B32,
+        "rcp.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 1.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
+        |a, _, _| {
             let x = f32::from_bits(a as u32) as f64;
-            Some(if x == 0.0 { f64::INFINITY.copysign(x) } else { 1.0 / x.sqrt() }.to_bits())
-        });
-    var(v, "sqrt.approx.f32", &[(W::B32, Dom::PosF32)], W::B32, "sqrt.approx.f32 %d, %a;",
-        Check::Approx { ulps: 0.0, abs: 0.0, rel: (-23.0f64).exp2() }, |a, _, _| {
+            Some((1.0 / x).to_bits())
+        },
+    );
+    var(
+        v,
+        "rcp.approx.ftz.f32",
+        &[F32_],
+        W::B32,
+        "rcp.approx.ftz.f32 %d, %a;",
+        Check::Approx {
+            ulps: 1.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
+        |a, _, _| {
+            let x = f32::from_bits(F32.flush(a) as u32) as f64;
+            let r = 1.0 / x;
+            Some(if r.abs() < 2f64.powi(-126) {
+                (0.0f64).copysign(r).to_bits()
+            } else {
+                r.to_bits()
+            })
+        },
+    );
+    var(
+        v,
+        "rsqrt.approx.f32",
+        &[(W::B32, Dom::PosF32)],
+        W::B32,
+        "rsqrt.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 0.0,
+            abs: 0.0,
+            rel: (-22.9f64).exp2(),
+        },
+        |a, _, _| {
+            let x = f32::from_bits(a as u32) as f64;
+            Some(
+                if x == 0.0 {
+                    f64::INFINITY.copysign(x)
+                } else {
+                    1.0 / x.sqrt()
+                }
+                .to_bits(),
+            )
+        },
+    );
+    var(
+        v,
+        "sqrt.approx.f32",
+        &[(W::B32, Dom::PosF32)],
+        W::B32,
+        "sqrt.approx.f32 %d, %a;",
+        Check::Approx {
+            ulps: 0.0,
+            abs: 0.0,
+            rel: (-23.0f64).exp2(),
+        },
+        |a, _, _| {
             let x = f32::from_bits(a as u32) as f64;
             Some(x.sqrt().to_bits())
-        });
-    var(v, "div.full.f32", &[F32_, F32_], W::B32, "div.full.f32 %d, %a, %b;", Check::Approx { ulps: 2.0, abs: 0.0, rel: 0.0 }, |a, b, _| {
-        let (x, y) = (f32::from_bits(a as u32) as f64, f32::from_bits(b as u32) as f64);
-        Some((x / y).to_bits())
-    });
-    var(v, "div.approx.f32", &[F32_, (W::B32, Dom::DivF32)], W::B32, "div.approx.f32 %d, %a, %b;", Check::Approx { ulps: 2.0, abs: 0.0, rel: 0.0 },
+        },
+    );
+    var(
+        v,
+        "div.full.f32",
+        &[F32_, F32_],
+        W::B32,
+        "div.full.f32 %d, %a, %b;",
+        Check::Approx {
+            ulps: 2.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
         |a, b, _| {
-            let (x, y) = (f32::from_bits(a as u32) as f64, f32::from_bits(b as u32) as f64);
+            let (x, y) = (
+                f32::from_bits(a as u32) as f64,
+                f32::from_bits(b as u32) as f64,
+            );
             Some((x / y).to_bits())
-        });
+        },
+    );
+    var(
+        v,
+        "div.approx.f32",
+        &[F32_, (W::B32, Dom::DivF32)],
+        W::B32,
+        "div.approx.f32 %d, %a, %b;",
+        Check::Approx {
+            ulps: 2.0,
+            abs: 0.0,
+            rel: 0.0,
+        },
+        |a, b, _| {
+            let (x, y) = (
+                f32::from_bits(a as u32) as f64,
+                f32::from_bits(b as u32) as f64,
+            );
+            Some((x / y).to_bits())
+        },
+    );
 }
 
 /// An integer type of a conversion.
@@ -1448,14 +2942,46 @@ struct IT {
     signed: bool,
 }
 
-const U8: IT = IT { name: "u8", bits: 8, signed: false };
-const S8: IT = IT { name: "s8", bits: 8, signed: true };
-const U16: IT = IT { name: "u16", bits: 16, signed: false };
-const S16: IT = IT { name: "s16", bits: 16, signed: true };
-const U32: IT = IT { name: "u32", bits: 32, signed: false };
-const S32: IT = IT { name: "s32", bits: 32, signed: true };
-const U64: IT = IT { name: "u64", bits: 64, signed: false };
-const S64: IT = IT { name: "s64", bits: 64, signed: true };
+const U8: IT = IT {
+    name: "u8",
+    bits: 8,
+    signed: false,
+};
+const S8: IT = IT {
+    name: "s8",
+    bits: 8,
+    signed: true,
+};
+const U16: IT = IT {
+    name: "u16",
+    bits: 16,
+    signed: false,
+};
+const S16: IT = IT {
+    name: "s16",
+    bits: 16,
+    signed: true,
+};
+const U32: IT = IT {
+    name: "u32",
+    bits: 32,
+    signed: false,
+};
+const S32: IT = IT {
+    name: "s32",
+    bits: 32,
+    signed: true,
+};
+const U64: IT = IT {
+    name: "u64",
+    bits: 64,
+    signed: false,
+};
+const S64: IT = IT {
+    name: "s64",
+    bits: 64,
+    signed: true,
+};
 
 impl IT {
     fn min(self) -> i128 {
@@ -1526,28 +3052,74 @@ fn conversion_variants(v: &mut Vec<Variant>) {
         let name = format!("cvt{}.{}.{}", if sat { ".sat" } else { "" }, d.name, s.name);
         let (sw, dw) = (s.w(), d.w());
         let dom = if sw == W::B64 { Dom::I64 } else { Dom::I32 };
-        var(v, &name, &[(sw, dom)], dw, &format!("{name} %d, %a;"), Check::Exact, move |a, _, _| {
-            let x = s.value(a);
-            let x = if sat { x.clamp(d.min(), d.max()) } else { x };
-            Some(d.reg(x, dw))
-        });
+        var(
+            v,
+            &name,
+            &[(sw, dom)],
+            dw,
+            &format!("{name} %d, %a;"),
+            Check::Exact,
+            move |a, _, _| {
+                let x = s.value(a);
+                let x = if sat { x.clamp(d.min(), d.max()) } else { x };
+                Some(d.reg(x, dw))
+            },
+        );
     }
     // Float to float.
-    var(v, "cvt.f64.f32", &[F32_], W::B64, "cvt.f64.f32 %d, %a;", Check::F64, |a, _, _| Some(sf::conv(sf::unpack(a, F32), F64, Rnd::N)));
-    var(v, "cvt.ftz.f64.f32", &[F32_], W::B64, "cvt.ftz.f64.f32 %d, %a;", Check::F64, |a, _, _| {
-        Some(sf::conv(sf::un(a, F32, true), F64, Rnd::N))
-    });
+    var(
+        v,
+        "cvt.f64.f32",
+        &[F32_],
+        W::B64,
+        "cvt.f64.f32 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(sf::conv(sf::unpack(a, F32), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.ftz.f64.f32",
+        &[F32_],
+        W::B64,
+        "cvt.ftz.f64.f32 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(sf::conv(sf::un(a, F32, true), F64, Rnd::N)),
+    );
     for (rn, r) in RNDS {
-        var(v, &format!("cvt.{rn}.f32.f64"), &[F64_], W::B32, &format!("cvt.{rn}.f32.f64 %d, %a;"), Check::F32, move |a, _, _| {
-            Some(sf::conv(sf::unpack(a, F64), F32, r))
-        });
+        var(
+            v,
+            &format!("cvt.{rn}.f32.f64"),
+            &[F64_],
+            W::B32,
+            &format!("cvt.{rn}.f32.f64 %d, %a;"),
+            Check::F32,
+            move |a, _, _| Some(sf::conv(sf::unpack(a, F64), F32, r)),
+        );
     }
-    var(v, "cvt.rn.ftz.f32.f64", &[F64_], W::B32, "cvt.rn.ftz.f32.f64 %d, %a;", Check::F32, |a, _, _| {
-        Some(F32.flush(sf::conv(sf::unpack(a, F64), F32, Rnd::N)))
-    });
-    var(v, "cvt.rn.sat.f32.f64", &[F64_], W::B32, "cvt.rn.sat.f32.f64 %d, %a;", Check::F32, |a, _, _| {
-        Some(fin32(sf::conv(sf::unpack(a, F64), F32, Rnd::N), false, true))
-    });
+    var(
+        v,
+        "cvt.rn.ftz.f32.f64",
+        &[F64_],
+        W::B32,
+        "cvt.rn.ftz.f32.f64 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(F32.flush(sf::conv(sf::unpack(a, F64), F32, Rnd::N))),
+    );
+    var(
+        v,
+        "cvt.rn.sat.f32.f64",
+        &[F64_],
+        W::B32,
+        "cvt.rn.sat.f32.f64 %d, %a;",
+        Check::F32,
+        |a, _, _| {
+            Some(fin32(
+                sf::conv(sf::unpack(a, F64), F32, Rnd::N),
+                false,
+                true,
+            ))
+        },
+    );
     // Float to integer: rounded, saturated, NaN per the manual (0, or 1 << (bits - 1)
     // from an .f64 source or to a 64-bit destination).
     let f2i = |x: u64, src: Fmt, ftz: bool, irnd: &str, d: IT| -> Option<u64> {
@@ -1558,9 +3130,17 @@ fn conversion_variants(v: &mut Vec<Variant>) {
                 // 32 bits and saturates (0xffff for .u16): not compared.
                 return None;
             }
-            return Some(if src == F64 || d.bits == 64 { d.reg(1i128 << (d.bits - 1), d.w()) } else { 0 });
+            return Some(if src == F64 || d.bits == 64 {
+                d.reg(1i128 << (d.bits - 1), d.w())
+            } else {
+                0
+            });
         }
-        let f = if src == F32 { f32::from_bits(x as u32) as f64 } else { f64::from_bits(x) };
+        let f = if src == F32 {
+            f32::from_bits(x as u32) as f64
+        } else {
+            f64::from_bits(x)
+        };
         let r = match irnd {
             "rni" => f.round_ties_even(),
             "rzi" => f.trunc(),
@@ -1598,26 +3178,78 @@ fn conversion_variants(v: &mut Vec<Variant>) {
     ];
     for (irnd, d, src, ftz) in f2is {
         let sname = if src == F32 { "f32" } else { "f64" };
-        let name = format!("cvt.{irnd}{}.{}.{sname}", if ftz { ".ftz" } else { "" }, d.name);
-        let ins = if src == F32 { (W::B32, Dom::F32Int) } else { (W::B64, Dom::F64Int) };
-        var(v, &name, &[ins], d.w(), &format!("{name} %d, %a;"), Check::Exact, move |a, _, _| f2i(a, src, ftz, irnd, d));
+        let name = format!(
+            "cvt.{irnd}{}.{}.{sname}",
+            if ftz { ".ftz" } else { "" },
+            d.name
+        );
+        let ins = if src == F32 {
+            (W::B32, Dom::F32Int)
+        } else {
+            (W::B64, Dom::F64Int)
+        };
+        var(
+            v,
+            &name,
+            &[ins],
+            d.w(),
+            &format!("{name} %d, %a;"),
+            Check::Exact,
+            move |a, _, _| f2i(a, src, ftz, irnd, d),
+        );
     }
     // Integer to float in every rounding mode.
-    let i2fs: [(IT, Fmt); 7] = [(S32, F32), (U32, F32), (S64, F32), (U64, F32), (S64, F64), (U64, F64), (S32, F64)];
+    let i2fs: [(IT, Fmt); 7] = [
+        (S32, F32),
+        (U32, F32),
+        (S64, F32),
+        (U64, F32),
+        (S64, F64),
+        (U64, F64),
+        (S32, F64),
+    ];
     for (s, f) in i2fs {
         let fname = if f == F32 { "f32" } else { "f64" };
-        let (dw, chk) = if f == F32 { (W::B32, Check::F32) } else { (W::B64, Check::F64) };
+        let (dw, chk) = if f == F32 {
+            (W::B32, Check::F32)
+        } else {
+            (W::B64, Check::F64)
+        };
         let dom = if s.bits == 64 { Dom::I64 } else { Dom::I32 };
         for (rn, r) in RNDS {
             if s.bits == 32 && f == F64 && rn != "rn" {
                 continue; // exact: one variant is enough
             }
             let name = format!("cvt.{rn}.{fname}.{}", s.name);
-            var(v, &name, &[(s.w(), dom)], dw, &format!("{name} %d, %a;"), chk, move |a, _, _| Some(sf::conv(sf::int(s.value(a)), f, r)));
+            var(
+                v,
+                &name,
+                &[(s.w(), dom)],
+                dw,
+                &format!("{name} %d, %a;"),
+                chk,
+                move |a, _, _| Some(sf::conv(sf::int(s.value(a)), f, r)),
+            );
         }
     }
-    var(v, "cvt.rn.f32.u16", &[I32], W::B32, "cvt.rn.f32.u16 %d, %a;", Check::F32, |a, _, _| Some(sf::conv(sf::int(U16.value(a)), F32, Rnd::N)));
-    var(v, "cvt.rn.f32.s8", &[I32], W::B32, "cvt.rn.f32.s8 %d, %a;", Check::F32, |a, _, _| Some(sf::conv(sf::int(S8.value(a)), F32, Rnd::N)));
+    var(
+        v,
+        "cvt.rn.f32.u16",
+        &[I32],
+        W::B32,
+        "cvt.rn.f32.u16 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(sf::conv(sf::int(U16.value(a)), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.rn.f32.s8",
+        &[I32],
+        W::B32,
+        "cvt.rn.f32.s8 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(sf::conv(sf::int(S8.value(a)), F32, Rnd::N)),
+    );
     // Round to an integral value in the float format.
     let rint = |x: u64, f: Fmt, ftz: bool, irnd: &str| -> u64 {
         let x = if ftz { f.flush(x) } else { x };
@@ -1639,14 +3271,52 @@ fn conversion_variants(v: &mut Vec<Variant>) {
         }
     };
     for irnd in ["rni", "rzi", "rmi", "rpi"] {
-        var(v, &format!("cvt.{irnd}.f32.f32"), &[(W::B32, Dom::F32Int)], W::B32, &format!("cvt.{irnd}.f32.f32 %d, %a;"), Check::F32,
-            move |a, _, _| Some(rint(a, F32, false, irnd)));
-        var(v, &format!("cvt.{irnd}.f64.f64"), &[(W::B64, Dom::F64Int)], W::B64, &format!("cvt.{irnd}.f64.f64 %d, %a;"), Check::F64,
-            move |a, _, _| Some(rint(a, F64, false, irnd)));
+        var(
+            v,
+            &format!("cvt.{irnd}.f32.f32"),
+            &[(W::B32, Dom::F32Int)],
+            W::B32,
+            &format!("cvt.{irnd}.f32.f32 %d, %a;"),
+            Check::F32,
+            move |a, _, _| Some(rint(a, F32, false, irnd)),
+        );
+        var(
+            v,
+            &format!("cvt.{irnd}.f64.f64"),
+            &[(W::B64, Dom::F64Int)],
+            W::B64,
+            &format!("cvt.{irnd}.f64.f64 %d, %a;"),
+            Check::F64,
+            move |a, _, _| Some(rint(a, F64, false, irnd)),
+        );
     }
-    var(v, "cvt.rni.ftz.f32.f32", &[F32_], W::B32, "cvt.rni.ftz.f32.f32 %d, %a;", Check::F32, move |a, _, _| Some(rint(a, F32, true, "rni")));
-    var(v, "cvt.ftz.f32.f32", &[F32_], W::B32, "cvt.ftz.f32.f32 %d, %a;", Check::F32, |a, _, _| Some(F32.flush(a)));
-    var(v, "cvt.sat.f32.f32", &[F32_], W::B32, "cvt.sat.f32.f32 %d, %a;", Check::F32, |a, _, _| Some(fin32(a, false, true)));
+    var(
+        v,
+        "cvt.rni.ftz.f32.f32",
+        &[F32_],
+        W::B32,
+        "cvt.rni.ftz.f32.f32 %d, %a;",
+        Check::F32,
+        move |a, _, _| Some(rint(a, F32, true, "rni")),
+    );
+    var(
+        v,
+        "cvt.ftz.f32.f32",
+        &[F32_],
+        W::B32,
+        "cvt.ftz.f32.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(F32.flush(a)),
+    );
+    var(
+        v,
+        "cvt.sat.f32.f32",
+        &[F32_],
+        W::B32,
+        "cvt.sat.f32.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(fin32(a, false, true)),
+    );
 }
 
 fn variants() -> Vec<Variant> {
@@ -1665,20 +3335,83 @@ fn variants() -> Vec<Variant> {
 /// Byte and half selectors in conversions, and control flow: divergent loops,
 /// an indirect branch, part of a warp exiting.
 fn control_variants(v: &mut Vec<Variant>) {
-    var(v, "cvt.rn.f32.u8 byte 2", &[I32], W::B32, "shr.u32 %t1, %a, 16; cvt.rn.f32.u8 %d, %t1;", Check::F32, |a, _, _| {
-        Some(sf::conv(sf::int(((a >> 16) & 0xff) as i128), F32, Rnd::N))
-    });
-    var(v, "cvt.rn.f32.s16 half 1", &[I32], W::B32, "shr.u32 %t1, %a, 16; cvt.rn.f32.s16 %d, %t1;", Check::F32, |a, _, _| {
-        Some(sf::conv(sf::int((a >> 16) as u16 as i16 as i128), F32, Rnd::N))
-    });
-    var(v, "cvt.s32.s8 byte 3", &[I32], W::B32, "shr.u32 %t1, %a, 24; cvt.s32.s8 %d, %t1;", Check::Exact, |a, _, _| some32((a >> 24) as u8 as i8 as i32 as u32));
-    var(v, "cvt.u32.u8 byte 1", &[I32], W::B32, "shr.u32 %t1, %a, 8; cvt.u32.u8 %d, %t1;", Check::Exact, |a, _, _| Some((a >> 8) & 0xff));
-    var(v, "cvt.rn.f64.s16 half 1", &[I32], W::B64, "shr.u32 %t1, %a, 16; cvt.rn.f64.s16 %d, %t1;", Check::F64, |a, _, _| {
-        Some(sf::conv(sf::int((a >> 16) as u16 as i16 as i128), F64, Rnd::N))
-    });
-    var(v, "set.eq.f32.f64", &[F64_, F64_], W::B32, "set.equ.f32.f64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(if matches!(fcmp(a, b, F64, false), None | Some(std::cmp::Ordering::Equal)) { 0x3f80_0000 } else { 0 })
-    });
+    var(
+        v,
+        "cvt.rn.f32.u8 byte 2",
+        &[I32],
+        W::B32,
+        "shr.u32 %t1, %a, 16; cvt.rn.f32.u8 %d, %t1;",
+        Check::F32,
+        |a, _, _| Some(sf::conv(sf::int(((a >> 16) & 0xff) as i128), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.rn.f32.s16 half 1",
+        &[I32],
+        W::B32,
+        "shr.u32 %t1, %a, 16; cvt.rn.f32.s16 %d, %t1;",
+        Check::F32,
+        |a, _, _| {
+            Some(sf::conv(
+                sf::int((a >> 16) as u16 as i16 as i128),
+                F32,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "cvt.s32.s8 byte 3",
+        &[I32],
+        W::B32,
+        "shr.u32 %t1, %a, 24; cvt.s32.s8 %d, %t1;",
+        Check::Exact,
+        |a, _, _| some32((a >> 24) as u8 as i8 as i32 as u32),
+    );
+    var(
+        v,
+        "cvt.u32.u8 byte 1",
+        &[I32],
+        W::B32,
+        "shr.u32 %t1, %a, 8; cvt.u32.u8 %d, %t1;",
+        Check::Exact,
+        |a, _, _| Some((a >> 8) & 0xff),
+    );
+    var(
+        v,
+        "cvt.rn.f64.s16 half 1",
+        &[I32],
+        W::B64,
+        "shr.u32 %t1, %a, 16; cvt.rn.f64.s16 %d, %t1;",
+        Check::F64,
+        |a, _, _| {
+            Some(sf::conv(
+                sf::int((a >> 16) as u16 as i16 as i128),
+                F64,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "set.eq.f32.f64",
+        &[F64_, F64_],
+        W::B32,
+        "set.equ.f32.f64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| {
+            some32(
+                if matches!(
+                    fcmp(a, b, F64, false),
+                    None | Some(std::cmp::Ordering::Equal)
+                ) {
+                    0x3f80_0000
+                } else {
+                    0
+                },
+            )
+        },
+    );
     // A data-dependent loop: Kernighan's bit count, each lane its own trip count.
     var(v, "divergent loop", &[I32], W::B32,
         "mov.u32 %d, 0; mov.u32 %t1, %a; LOOP: setp.eq.u32 %p1, %t1, 0; @%p1 bra DONE; add.s32 %t2, %t1, -1; and.b32 %t1, %t1, %t2; add.s32 %d, %d, 1; bra LOOP; DONE:",
@@ -1710,16 +3443,28 @@ fn control_variants(v: &mut Vec<Variant>) {
             })
         });
     // Part of the warp exits before the store: those outputs keep their fill.
-    var(v, "partial exit", &[I32, I32], W::B32, "setp.lt.s32 %p1, %b, 0; @%p1 exit; add.s32 %d, %a, 1;", Check::Exact, |a, b, _| {
-        some32(if s32(b) < 0 { 0xcdcd_cdcd } else { (a as u32).wrapping_add(1) })
-    });
+    var(
+        v,
+        "partial exit",
+        &[I32, I32],
+        W::B32,
+        "setp.lt.s32 %p1, %b, 0; @%p1 exit; add.s32 %d, %a, 1;",
+        Check::Exact,
+        |a, b, _| {
+            some32(if s32(b) < 0 {
+                0xcdcd_cdcd
+            } else {
+                (a as u32).wrapping_add(1)
+            })
+        },
+    );
 }
 
 /// Selects on a compare with zero (FCMP, ICMP), 16-bit arithmetic, vector
 /// loads, block reductions, contended shared atomics, video instructions.
 fn more_variants(v: &mut Vec<Variant>) {
     use std::cmp::Ordering::*;
-    let fcmps: [(&str, fn(Option<std::cmp::Ordering>) -> bool); 6] = [
+    let fcmps: [(&str, OrdTest); 6] = [
         ("lt", |o| o == Some(Less)),
         ("ge", |o| matches!(o, Some(Greater | Equal))),
         ("neu", |o| o != Some(Equal)),
@@ -1728,9 +3473,15 @@ fn more_variants(v: &mut Vec<Variant>) {
         ("le", |o| matches!(o, Some(Less | Equal))),
     ];
     for (op, t) in fcmps {
-        var(v, &format!("selp on setp.{op}.f32 zero"), &[I32, I32, F32_], W::B32,
-            &format!("setp.{op}.f32 %p1, %c, 0f00000000; selp.b32 %d, %a, %b, %p1;"), Check::Exact,
-            move |a, b, c| Some(if t(fcmp(c, 0, F32, false)) { a } else { b }));
+        var(
+            v,
+            &format!("selp on setp.{op}.f32 zero"),
+            &[I32, I32, F32_],
+            W::B32,
+            &format!("setp.{op}.f32 %p1, %c, 0f00000000; selp.b32 %d, %a, %b, %p1;"),
+            Check::Exact,
+            move |a, b, c| Some(if t(fcmp(c, 0, F32, false)) { a } else { b }),
+        );
     }
     for (op, f) in [
         ("lt", (|x: i32| x < 0) as fn(i32) -> bool),
@@ -1738,52 +3489,187 @@ fn more_variants(v: &mut Vec<Variant>) {
         ("eq", |x| x == 0),
         ("gt", |x| x > 0),
     ] {
-        var(v, &format!("selp on setp.{op}.s32 zero"), &[I32, I32, I32], W::B32,
-            &format!("setp.{op}.s32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;"), Check::Exact,
-            move |a, b, c| Some(if f(s32(c)) { a } else { b }));
+        var(
+            v,
+            &format!("selp on setp.{op}.s32 zero"),
+            &[I32, I32, I32],
+            W::B32,
+            &format!("setp.{op}.s32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;"),
+            Check::Exact,
+            move |a, b, c| Some(if f(s32(c)) { a } else { b }),
+        );
     }
-    var(v, "selp on setp.hi.u32 zero", &[I32, I32, I32], W::B32, "setp.hi.u32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;", Check::Exact,
-        |a, b, c| Some(if c != 0 { a } else { b }));
-    var(v, "set.lt.and.u32.s32", &[I32, I32, I32], W::B32, "setp.ne.u32 %p1, %c, 0; set.lt.and.u32.s32 %d, %a, %b, %p1;", Check::Exact,
-        |a, b, c| some32(if s32(a) < s32(b) && c != 0 { u32::MAX } else { 0 }));
-    var(v, "set.ge.or.f32.f32", &[F32_, F32_, I32], W::B32, "setp.ne.u32 %p1, %c, 0; set.ge.or.f32.f32 %d, %a, %b, %p1;", Check::Exact,
-        |a, b, c| some32(if matches!(fcmp(a, b, F32, false), Some(Greater | Equal)) || c != 0 { 0x3f80_0000 } else { 0 }));
-    var(v, "set.ltu.ftz.u32.f32", &[F32_, F32_], W::B32, "set.ltu.ftz.u32.f32 %d, %a, %b;", Check::Exact,
-        |a, b, _| some32(if matches!(fcmp(a, b, F32, true), None | Some(Less)) { u32::MAX } else { 0 }));
-    var(v, "selp.f64", &[F64_, F64_, I32], W::B64, "setp.ne.u32 %p1, %c, 0; selp.f64 %d, %a, %b, %p1;", Check::Exact, |a, b, c| {
-        Some(if c != 0 { a } else { b })
-    });
-    var(v, "bfind.shiftamt.s64", &[I64], W::B32, "bfind.shiftamt.s64 %d, %a;", Check::Exact, |a, _, _| {
-        let x = if (a as i64) < 0 { !a } else { a };
-        Some(if x == 0 { 0xffff_ffff } else { x.leading_zeros() as u64 })
-    });
+    var(
+        v,
+        "selp on setp.hi.u32 zero",
+        &[I32, I32, I32],
+        W::B32,
+        "setp.hi.u32 %p1, %c, 0; selp.b32 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| Some(if c != 0 { a } else { b }),
+    );
+    var(
+        v,
+        "set.lt.and.u32.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "setp.ne.u32 %p1, %c, 0; set.lt.and.u32.s32 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| {
+            some32(if s32(a) < s32(b) && c != 0 {
+                u32::MAX
+            } else {
+                0
+            })
+        },
+    );
+    var(
+        v,
+        "set.ge.or.f32.f32",
+        &[F32_, F32_, I32],
+        W::B32,
+        "setp.ne.u32 %p1, %c, 0; set.ge.or.f32.f32 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| {
+            some32(
+                if matches!(fcmp(a, b, F32, false), Some(Greater | Equal)) || c != 0 {
+                    0x3f80_0000
+                } else {
+                    0
+                },
+            )
+        },
+    );
+    var(
+        v,
+        "set.ltu.ftz.u32.f32",
+        &[F32_, F32_],
+        W::B32,
+        "set.ltu.ftz.u32.f32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| {
+            some32(if matches!(fcmp(a, b, F32, true), None | Some(Less)) {
+                u32::MAX
+            } else {
+                0
+            })
+        },
+    );
+    var(
+        v,
+        "selp.f64",
+        &[F64_, F64_, I32],
+        W::B64,
+        "setp.ne.u32 %p1, %c, 0; selp.f64 %d, %a, %b, %p1;",
+        Check::Exact,
+        |a, b, c| Some(if c != 0 { a } else { b }),
+    );
+    var(
+        v,
+        "bfind.shiftamt.s64",
+        &[I64],
+        W::B32,
+        "bfind.shiftamt.s64 %d, %a;",
+        Check::Exact,
+        |a, _, _| {
+            let x = if (a as i64) < 0 { !a } else { a };
+            Some(if x == 0 {
+                0xffff_ffff
+            } else {
+                x.leading_zeros() as u64
+            })
+        },
+    );
     // 16-bit arithmetic (registers of .b16).
     let h = "cvt.u16.u32 %h1, %a; cvt.u16.u32 %h2, %b;";
     let i16_ = |x: u64| x as u16 as i16 as i32;
-    var(v, "mul.wide.s16", &[I32, I32], W::B32, &format!("{h} mul.wide.s16 %d, %h1, %h2;"), Check::Exact, move |a, b, _| {
-        some32((i16_(a) * i16_(b)) as u32)
-    });
-    var(v, "mul.wide.u16", &[I32, I32], W::B32, &format!("{h} mul.wide.u16 %d, %h1, %h2;"), Check::Exact, move |a, b, _| {
-        some32((a as u16 as u32) * (b as u16 as u32))
-    });
-    var(v, "mul.hi.s16", &[I32, I32], W::B32, &format!("{h} mul.hi.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
-        some32(((i16_(a) * i16_(b)) >> 16) as i16 as i32 as u32)
-    });
-    var(v, "add.s16", &[I32, I32], W::B32, &format!("{h} add.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
-        some32((a as u16).wrapping_add(b as u16) as i16 as i32 as u32)
-    });
-    var(v, "shr.s16", &[I32, (W::B32, Dom::Sh32)], W::B32, "cvt.u16.u32 %h1, %a; shr.s16 %h3, %h1, %b; cvt.s32.s16 %d, %h3;", Check::Exact,
-        move |a, b, _| some32((i16_(a) >> b.min(15)) as i16 as i32 as u32));
-    var(v, "shl.b16", &[I32, (W::B32, Dom::Sh32)], W::B32, "cvt.u16.u32 %h1, %a; shl.b16 %h3, %h1, %b; cvt.u32.u16 %d, %h3;", Check::Exact,
-        |a, b, _| some32(if b >= 16 { 0 } else { ((a as u16 as u32) << b) & 0xffff }));
-    var(v, "max.s16", &[I32, I32], W::B32, &format!("{h} max.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"), Check::Exact, move |a, b, _| {
-        some32(i16_(a).max(i16_(b)) as u32)
-    });
-    var(v, "setp.lt.u16", &[I32, I32], W::B32, &format!("{h} setp.lt.u16 %p1, %h1, %h2; selp.u32 %d, 1, 0, %p1;"), Check::Exact,
-        |a, b, _| flag((a as u16) < (b as u16)));
-    var(v, "cvt.sat.s8.s16", &[I32], W::B32, "cvt.u16.u32 %h1, %a; cvt.sat.s8.s16 %d, %h1;", Check::Exact, move |a, _, _| {
-        some32(i16_(a).clamp(-128, 127) as u32)
-    });
+    var(
+        v,
+        "mul.wide.s16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} mul.wide.s16 %d, %h1, %h2;"),
+        Check::Exact,
+        move |a, b, _| some32((i16_(a) * i16_(b)) as u32),
+    );
+    var(
+        v,
+        "mul.wide.u16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} mul.wide.u16 %d, %h1, %h2;"),
+        Check::Exact,
+        move |a, b, _| some32((a as u16 as u32) * (b as u16 as u32)),
+    );
+    var(
+        v,
+        "mul.hi.s16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} mul.hi.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"),
+        Check::Exact,
+        move |a, b, _| some32(((i16_(a) * i16_(b)) >> 16) as i16 as i32 as u32),
+    );
+    var(
+        v,
+        "add.s16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} add.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"),
+        Check::Exact,
+        move |a, b, _| some32((a as u16).wrapping_add(b as u16) as i16 as i32 as u32),
+    );
+    var(
+        v,
+        "shr.s16",
+        &[I32, (W::B32, Dom::Sh32)],
+        W::B32,
+        "cvt.u16.u32 %h1, %a; shr.s16 %h3, %h1, %b; cvt.s32.s16 %d, %h3;",
+        Check::Exact,
+        move |a, b, _| some32((i16_(a) >> b.min(15)) as i16 as i32 as u32),
+    );
+    var(
+        v,
+        "shl.b16",
+        &[I32, (W::B32, Dom::Sh32)],
+        W::B32,
+        "cvt.u16.u32 %h1, %a; shl.b16 %h3, %h1, %b; cvt.u32.u16 %d, %h3;",
+        Check::Exact,
+        |a, b, _| {
+            some32(if b >= 16 {
+                0
+            } else {
+                ((a as u16 as u32) << b) & 0xffff
+            })
+        },
+    );
+    var(
+        v,
+        "max.s16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} max.s16 %h3, %h1, %h2; cvt.s32.s16 %d, %h3;"),
+        Check::Exact,
+        move |a, b, _| some32(i16_(a).max(i16_(b)) as u32),
+    );
+    var(
+        v,
+        "setp.lt.u16",
+        &[I32, I32],
+        W::B32,
+        &format!("{h} setp.lt.u16 %p1, %h1, %h2; selp.u32 %d, 1, 0, %p1;"),
+        Check::Exact,
+        |a, b, _| flag((a as u16) < (b as u16)),
+    );
+    var(
+        v,
+        "cvt.sat.s8.s16",
+        &[I32],
+        W::B32,
+        "cvt.u16.u32 %h1, %a; cvt.sat.s8.s16 %d, %h1;",
+        Check::Exact,
+        move |a, _, _| some32(i16_(a).clamp(-128, 127) as u32),
+    );
     // Vector loads of neighbouring elements.
     wvar(v, "ld.global.v4.u32", &[I64], W::B32,
         "and.b64 %u1, %rd0, -16; ld.global.v4.u32 {%t1, %t2, %t3, %t4}, [%u1]; mul.lo.u32 %t2, %t2, 3; mul.lo.u32 %t3, %t3, 5; mul.lo.u32 %t4, %t4, 7; add.u32 %t1, %t1, %t2; add.u32 %t1, %t1, %t3; add.u32 %d, %t1, %t4;",
@@ -1791,23 +3677,58 @@ fn more_variants(v: &mut Vec<Variant>) {
             let (x, y) = (rows[i & !1][0], rows[i | 1][0]);
             some32((x as u32).wrapping_add(((x >> 32) as u32).wrapping_mul(3)).wrapping_add((y as u32).wrapping_mul(5)).wrapping_add(((y >> 32) as u32).wrapping_mul(7)))
         });
-    wvar(v, "ld.global.nc.v2.f32", &[F64_], W::B32, "ld.global.nc.v2.f32 {%t1, %t2}, [%rd0]; add.rz.f32 %d, %t1, %t2;", Check::F32, |rows, i| {
-        let x = rows[i][0];
-        Some(sf::add(sf::unpack(x & 0xffff_ffff, F32), sf::unpack(x >> 32, F32), F32, Rnd::Z))
-    });
+    wvar(
+        v,
+        "ld.global.nc.v2.f32",
+        &[F64_],
+        W::B32,
+        "ld.global.nc.v2.f32 {%t1, %t2}, [%rd0]; add.rz.f32 %d, %t1, %t2;",
+        Check::F32,
+        |rows, i| {
+            let x = rows[i][0];
+            Some(sf::add(
+                sf::unpack(x & 0xffff_ffff, F32),
+                sf::unpack(x >> 32, F32),
+                F32,
+                Rnd::Z,
+            ))
+        },
+    );
     // Block-wide reductions through bar.red.
     let block = |rows: &[[u64; 3]], i: usize| -> Vec<bool> {
         let base = i - i % BLOCK as usize;
-        (0..BLOCK as usize).map(|k| rows[base + k][0] != 0).collect()
+        (0..BLOCK as usize)
+            .map(|k| rows[base + k][0] != 0)
+            .collect()
     };
     let coin = (W::B32, Dom::Coin);
-    wvar(v, "bar.red.popc.u32", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.popc.u32 %d, 0, %p1;", Check::Exact, move |rows, i| {
-        Some(block(rows, i).iter().filter(|&&x| x).count() as u64)
-    });
-    wvar(v, "bar.red.and.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.and.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(block(rows, i).iter().all(|&x| x)));
-    wvar(v, "bar.red.or.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; bar.red.or.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(block(rows, i).iter().any(|&x| x)));
+    wvar(
+        v,
+        "bar.red.popc.u32",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; bar.red.popc.u32 %d, 0, %p1;",
+        Check::Exact,
+        move |rows, i| Some(block(rows, i).iter().filter(|&&x| x).count() as u64),
+    );
+    wvar(
+        v,
+        "bar.red.and.pred",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; bar.red.and.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(block(rows, i).iter().all(|&x| x)),
+    );
+    wvar(
+        v,
+        "bar.red.or.pred",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; bar.red.or.pred %p2, 0, %p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(block(rows, i).iter().any(|&x| x)),
+    );
     // Contended shared atomics: every thread of the block on one word.
     let blk = |rows: &[[u64; 3]], i: usize| -> Vec<u64> {
         let base = i - i % BLOCK as usize;
@@ -1815,19 +3736,38 @@ fn more_variants(v: &mut Vec<Variant>) {
     };
     let contended = "mov.u32 %t9, %tid.x; setp.eq.u32 %p1, %t9, 0; @%p1 st.shared.u32 [smem], INIT; bar.sync 0; atom.shared.OP %t1, [smem], %a; bar.sync 0; ld.shared.u32 %d, [smem];";
     for (op, init, f) in [
-        ("add.u32", 0u64, (|x: &[u64]| x.iter().fold(0u32, |s, &y| s.wrapping_add(y as u32)) as u64) as fn(&[u64]) -> u64),
-        ("max.s32", 0x8000_0000, |x| x.iter().map(|&y| y as u32 as i32).max().unwrap() as u32 as u64),
-        ("min.u32", 0xffff_ffff, |x| x.iter().map(|&y| y as u32).min().unwrap() as u64),
+        (
+            "add.u32",
+            0u64,
+            (|x: &[u64]| x.iter().fold(0u32, |s, &y| s.wrapping_add(y as u32)) as u64)
+                as fn(&[u64]) -> u64,
+        ),
+        ("max.s32", 0x8000_0000, |x| {
+            x.iter().map(|&y| y as u32 as i32).max().unwrap() as u32 as u64
+        }),
+        ("min.u32", 0xffff_ffff, |x| {
+            x.iter().map(|&y| y as u32).min().unwrap() as u64
+        }),
         ("or.b32", 0, |x| x.iter().fold(0, |s, &y| s | y)),
         ("xor.b32", 0, |x| x.iter().fold(0, |s, &y| s ^ y)),
     ] {
-        wvar(v, &format!("atom.shared.{op} contended"), &[I32], W::B32, &contended.replace("INIT", &init.to_string()).replace("OP", op), Check::Exact,
-            move |rows, i| Some(f(&blk(rows, i))));
+        wvar(
+            v,
+            &format!("atom.shared.{op} contended"),
+            &[I32],
+            W::B32,
+            &contended
+                .replace("INIT", &init.to_string())
+                .replace("OP", op),
+            Check::Exact,
+            move |rows, i| Some(f(&blk(rows, i))),
+        );
     }
     wvar(v, "atom.shared.add.u64 contended", &[I64], W::B64,
         "mov.u32 %t9, %tid.x; setp.eq.u32 %p1, %t9, 0; @%p1 st.shared.u64 [smem], 0; bar.sync 0; atom.shared.add.u64 %u1, [smem], %a; bar.sync 0; ld.shared.u64 %d, [smem];",
         Check::Exact, move |rows, i| Some(blk(rows, i).iter().fold(0u64, |s, &y| s.wrapping_add(y))));
-    let smem = "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
+    let smem =
+        "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
     // On shared memory atom.add.f32 keeps subnormals (PTX ISA, atom: only the
     // global form flushes them).
     var(v, "atom.shared.add.f32", &[F32_, F32_], W::B64,
@@ -1846,19 +3786,51 @@ fn more_variants(v: &mut Vec<Variant>) {
         &format!("{smem} st.shared.u64 [%t8], %a; atom.shared.exch.b64 %u1, [%t8], %b; ld.shared.u64 %u2, [%t8]; sub.s64 %d, %u1, %u2;"),
         Check::Exact, |a, b, _| Some(a.wrapping_sub(b)));
     // Video instructions (byte/half SIMD and the scalar forms).
-    var(v, "vabsdiff4.u32.u32.u32.add", &[I32, I32, I32], W::B32, "vabsdiff4.u32.u32.u32.add %d, %a, %b, %c;", Check::Exact, |a, b, c| {
-        let s: u32 = (0..4).map(|k| ((a >> (8 * k)) as u8).abs_diff((b >> (8 * k)) as u8) as u32).sum();
-        some32(s.wrapping_add(c as u32))
-    });
-    var(v, "vadd.s32.s32.s32.sat", &[I32, I32, I32], W::B32, "vadd.s32.s32.s32.sat %d, %a, %b;", Check::Exact, |a, b, _| {
-        some32(s32(a).saturating_add(s32(b)) as u32)
-    });
-    var(v, "vmax.u32.u32.u32", &[I32, I32], W::B32, "vmax.u32.u32.u32 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.max(b)));
-    var(v, "vadd2.u32.u32.u32", &[I32, I32, I32], W::B32, "vadd2.u32.u32.u32 %d, %a, %b, %c;", Check::Exact, |a, b, _| {
-        let lo = (a as u16).wrapping_add(b as u16) as u32;
-        let hi = ((a >> 16) as u16).wrapping_add((b >> 16) as u16) as u32;
-        some32(hi << 16 | lo)
-    });
+    var(
+        v,
+        "vabsdiff4.u32.u32.u32.add",
+        &[I32, I32, I32],
+        W::B32,
+        "vabsdiff4.u32.u32.u32.add %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, c| {
+            let s: u32 = (0..4)
+                .map(|k| ((a >> (8 * k)) as u8).abs_diff((b >> (8 * k)) as u8) as u32)
+                .sum();
+            some32(s.wrapping_add(c as u32))
+        },
+    );
+    var(
+        v,
+        "vadd.s32.s32.s32.sat",
+        &[I32, I32, I32],
+        W::B32,
+        "vadd.s32.s32.s32.sat %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).saturating_add(s32(b)) as u32),
+    );
+    var(
+        v,
+        "vmax.u32.u32.u32",
+        &[I32, I32],
+        W::B32,
+        "vmax.u32.u32.u32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.max(b)),
+    );
+    var(
+        v,
+        "vadd2.u32.u32.u32",
+        &[I32, I32, I32],
+        W::B32,
+        "vadd2.u32.u32.u32 %d, %a, %b, %c;",
+        Check::Exact,
+        |a, b, _| {
+            let lo = (a as u16).wrapping_add(b as u16) as u32;
+            let hi = ((a >> 16) as u16).wrapping_add((b >> 16) as u16) as u32;
+            some32(hi << 16 | lo)
+        },
+    );
 }
 
 /// Immediates, constant operands and folded operand modifiers: the same
@@ -1869,115 +3841,598 @@ fn operand_form_variants(v: &mut Vec<Variant>) {
     let f64b = |x: u64| sf::unpack(x, F64);
     let k32 = |x: f32| sf::unpack(x.to_bits() as u64, F32);
     let k64 = |x: f64| sf::unpack(x.to_bits(), F64);
-    var(v, "add.rn.f32 imm20", &[F32_], W::B32, "add.rn.f32 %d, %a, 0f3FC00000;", Check::F32, move |a, _, _| Some(sf::add(f32b(a), k32(1.5), F32, Rnd::N)));
-    var(v, "add.rz.f32 imm32", &[F32_], W::B32, "add.rz.f32 %d, %a, 0f3F8CCCCD;", Check::F32, move |a, _, _| {
-        Some(sf::add(f32b(a), sf::unpack(0x3f8c_cccd, F32), F32, Rnd::Z))
-    });
-    var(v, "mul.rn.f32 imm32", &[F32_], W::B32, "mul.rn.f32 %d, %a, 0fC0490FDB;", Check::F32, move |a, _, _| {
-        Some(sf::mul(f32b(a), sf::unpack(0xc049_0fdb, F32), F32, Rnd::N))
-    });
-    var(v, "mul.rm.f32 imm20", &[F32_], W::B32, "mul.rm.f32 %d, %a, 0f41200000;", Check::F32, move |a, _, _| Some(sf::mul(f32b(a), k32(10.0), F32, Rnd::M)));
-    var(v, "fma.rn.f32 imm b", &[F32_, F32_], W::B32, "fma.rn.f32 %d, %a, 0f40490FDB, %b;", Check::F32, move |a, b, _| {
-        Some(sf::fma(f32b(a), sf::unpack(0x4049_0fdb, F32), f32b(b), F32, Rnd::N))
-    });
-    var(v, "fma.rn.f32 imm c", &[F32_, F32_], W::B32, "fma.rn.f32 %d, %a, %b, 0f3DCCCCCD;", Check::F32, move |a, b, _| {
-        Some(sf::fma(f32b(a), f32b(b), sf::unpack(0x3dcc_cccd, F32), F32, Rnd::N))
-    });
-    var(v, "max.f32 relu", &[F32_], W::B32, "max.f32 %d, %a, 0f00000000;", Check::Exact, |a, _, _| {
-        Some(if F32.is_nan(a) { 0 } else if a >> 31 == 1 { 0 } else { a })
-    });
-    var(v, "add.rn.f64 imm20", &[F64_], W::B64, "add.rn.f64 %d, %a, 0d3FF8000000000000;", Check::F64, move |a, _, _| Some(sf::add(f64b(a), k64(1.5), F64, Rnd::N)));
-    var(v, "add.rp.f64 imm64", &[F64_], W::B64, "add.rp.f64 %d, %a, 0d3FB999999999999A;", Check::F64, move |a, _, _| Some(sf::add(f64b(a), k64(0.1), F64, Rnd::P)));
-    var(v, "mul.rn.f64 imm64", &[F64_], W::B64, "mul.rn.f64 %d, %a, 0dC00921FB54442D18;", Check::F64, move |a, _, _| {
-        Some(sf::mul(f64b(a), k64(-std::f64::consts::PI), F64, Rnd::N))
-    });
-    var(v, "fma.rz.f64 imm", &[F64_, F64_], W::B64, "fma.rz.f64 %d, %a, 0d3FE0000000000000, %b;", Check::F64, move |a, b, _| {
-        Some(sf::fma(f64b(a), k64(0.5), f64b(b), F64, Rnd::Z))
-    });
+    var(
+        v,
+        "add.rn.f32 imm20",
+        &[F32_],
+        W::B32,
+        "add.rn.f32 %d, %a, 0f3FC00000;",
+        Check::F32,
+        move |a, _, _| Some(sf::add(f32b(a), k32(1.5), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "add.rz.f32 imm32",
+        &[F32_],
+        W::B32,
+        "add.rz.f32 %d, %a, 0f3F8CCCCD;",
+        Check::F32,
+        move |a, _, _| Some(sf::add(f32b(a), sf::unpack(0x3f8c_cccd, F32), F32, Rnd::Z)),
+    );
+    var(
+        v,
+        "mul.rn.f32 imm32",
+        &[F32_],
+        W::B32,
+        "mul.rn.f32 %d, %a, 0fC0490FDB;",
+        Check::F32,
+        move |a, _, _| Some(sf::mul(f32b(a), sf::unpack(0xc049_0fdb, F32), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "mul.rm.f32 imm20",
+        &[F32_],
+        W::B32,
+        "mul.rm.f32 %d, %a, 0f41200000;",
+        Check::F32,
+        move |a, _, _| Some(sf::mul(f32b(a), k32(10.0), F32, Rnd::M)),
+    );
+    var(
+        v,
+        "fma.rn.f32 imm b",
+        &[F32_, F32_],
+        W::B32,
+        "fma.rn.f32 %d, %a, 0f40490FDB, %b;",
+        Check::F32,
+        move |a, b, _| {
+            Some(sf::fma(
+                f32b(a),
+                sf::unpack(0x4049_0fdb, F32),
+                f32b(b),
+                F32,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "fma.rn.f32 imm c",
+        &[F32_, F32_],
+        W::B32,
+        "fma.rn.f32 %d, %a, %b, 0f3DCCCCCD;",
+        Check::F32,
+        move |a, b, _| {
+            Some(sf::fma(
+                f32b(a),
+                f32b(b),
+                sf::unpack(0x3dcc_cccd, F32),
+                F32,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "max.f32 relu",
+        &[F32_],
+        W::B32,
+        "max.f32 %d, %a, 0f00000000;",
+        Check::Exact,
+        |a, _, _| Some(if F32.is_nan(a) || a >> 31 == 1 { 0 } else { a }),
+    );
+    var(
+        v,
+        "add.rn.f64 imm20",
+        &[F64_],
+        W::B64,
+        "add.rn.f64 %d, %a, 0d3FF8000000000000;",
+        Check::F64,
+        move |a, _, _| Some(sf::add(f64b(a), k64(1.5), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "add.rp.f64 imm64",
+        &[F64_],
+        W::B64,
+        "add.rp.f64 %d, %a, 0d3FB999999999999A;",
+        Check::F64,
+        move |a, _, _| Some(sf::add(f64b(a), k64(0.1), F64, Rnd::P)),
+    );
+    var(
+        v,
+        "mul.rn.f64 imm64",
+        &[F64_],
+        W::B64,
+        "mul.rn.f64 %d, %a, 0dC00921FB54442D18;",
+        Check::F64,
+        move |a, _, _| Some(sf::mul(f64b(a), k64(-std::f64::consts::PI), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "fma.rz.f64 imm",
+        &[F64_, F64_],
+        W::B64,
+        "fma.rz.f64 %d, %a, 0d3FE0000000000000, %b;",
+        Check::F64,
+        move |a, b, _| Some(sf::fma(f64b(a), k64(0.5), f64b(b), F64, Rnd::Z)),
+    );
     // Folded negation and absolute value.
-    var(v, "add -b f32", &[F32_, F32_], W::B32, "neg.f32 %t1, %b; add.rp.f32 %d, %a, %t1;", Check::F32, move |a, b, _| {
-        Some(sf::add(f32b(a), sf::neg(f32b(b)), F32, Rnd::P))
-    });
-    var(v, "add |a| |b| f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; abs.f32 %t2, %b; add.rn.f32 %d, %t1, %t2;", Check::F32, move |a, b, _| {
-        Some(sf::add(f32b(a & 0x7fff_ffff), f32b(b & 0x7fff_ffff), F32, Rnd::N))
-    });
-    var(v, "mul -|a| b f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; neg.f32 %t1, %t1; mul.rz.f32 %d, %t1, %b;", Check::F32, move |a, b, _| {
-        Some(sf::mul(f32b(a | 0x8000_0000), f32b(b), F32, Rnd::Z))
-    });
-    var(v, "fma -a b -c f32", &[F32_, F32_, F32_], W::B32, "neg.f32 %t1, %a; neg.f32 %t2, %c; fma.rm.f32 %d, %t1, %b, %t2;", Check::F32,
-        move |a, b, c| Some(sf::fma(sf::neg(f32b(a)), f32b(b), sf::neg(f32b(c)), F32, Rnd::M)));
-    var(v, "setp.lt |a| b f32", &[F32_, F32_], W::B32, "abs.f32 %t1, %a; setp.lt.f32 %p1, %t1, %b; selp.u32 %d, 1, 0, %p1;", Check::Exact,
-        |a, b_, _| flag(fcmp(a & 0x7fff_ffff, b_, F32, false) == Some(std::cmp::Ordering::Less)));
-    var(v, "fma a -b c f64", &[F64_, F64_, F64_], W::B64, "neg.f64 %u1, %b; fma.rp.f64 %d, %a, %u1, %c;", Check::F64, move |a, b, c| {
-        Some(sf::fma(f64b(a), sf::neg(f64b(b)), f64b(c), F64, Rnd::P))
-    });
-    var(v, "add |a| -b f64", &[F64_, F64_], W::B64, "abs.f64 %u1, %a; neg.f64 %u2, %b; add.rn.f64 %d, %u1, %u2;", Check::F64, move |a, b, _| {
-        Some(sf::add(f64b(a & !(1 << 63)), sf::neg(f64b(b)), F64, Rnd::N))
-    });
+    var(
+        v,
+        "add -b f32",
+        &[F32_, F32_],
+        W::B32,
+        "neg.f32 %t1, %b; add.rp.f32 %d, %a, %t1;",
+        Check::F32,
+        move |a, b, _| Some(sf::add(f32b(a), sf::neg(f32b(b)), F32, Rnd::P)),
+    );
+    var(
+        v,
+        "add |a| |b| f32",
+        &[F32_, F32_],
+        W::B32,
+        "abs.f32 %t1, %a; abs.f32 %t2, %b; add.rn.f32 %d, %t1, %t2;",
+        Check::F32,
+        move |a, b, _| {
+            Some(sf::add(
+                f32b(a & 0x7fff_ffff),
+                f32b(b & 0x7fff_ffff),
+                F32,
+                Rnd::N,
+            ))
+        },
+    );
+    var(
+        v,
+        "mul -|a| b f32",
+        &[F32_, F32_],
+        W::B32,
+        "abs.f32 %t1, %a; neg.f32 %t1, %t1; mul.rz.f32 %d, %t1, %b;",
+        Check::F32,
+        move |a, b, _| Some(sf::mul(f32b(a | 0x8000_0000), f32b(b), F32, Rnd::Z)),
+    );
+    var(
+        v,
+        "fma -a b -c f32",
+        &[F32_, F32_, F32_],
+        W::B32,
+        "neg.f32 %t1, %a; neg.f32 %t2, %c; fma.rm.f32 %d, %t1, %b, %t2;",
+        Check::F32,
+        move |a, b, c| {
+            Some(sf::fma(
+                sf::neg(f32b(a)),
+                f32b(b),
+                sf::neg(f32b(c)),
+                F32,
+                Rnd::M,
+            ))
+        },
+    );
+    var(
+        v,
+        "setp.lt |a| b f32",
+        &[F32_, F32_],
+        W::B32,
+        "abs.f32 %t1, %a; setp.lt.f32 %p1, %t1, %b; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, b_, _| flag(fcmp(a & 0x7fff_ffff, b_, F32, false) == Some(std::cmp::Ordering::Less)),
+    );
+    var(
+        v,
+        "fma a -b c f64",
+        &[F64_, F64_, F64_],
+        W::B64,
+        "neg.f64 %u1, %b; fma.rp.f64 %d, %a, %u1, %c;",
+        Check::F64,
+        move |a, b, c| Some(sf::fma(f64b(a), sf::neg(f64b(b)), f64b(c), F64, Rnd::P)),
+    );
+    var(
+        v,
+        "add |a| -b f64",
+        &[F64_, F64_],
+        W::B64,
+        "abs.f64 %u1, %a; neg.f64 %u2, %b; add.rn.f64 %d, %u1, %u2;",
+        Check::F64,
+        move |a, b, _| Some(sf::add(f64b(a & !(1 << 63)), sf::neg(f64b(b)), F64, Rnd::N)),
+    );
     // Integer immediates.
-    var(v, "add.s32 imm", &[I32], W::B32, "add.s32 %d, %a, -12345;", Check::Exact, |a, _, _| some32((a as u32).wrapping_sub(12345)));
-    var(v, "mul.lo.s32 imm", &[I32], W::B32, "mul.lo.s32 %d, %a, -7;", Check::Exact, |a, _, _| some32(s32(a).wrapping_mul(-7) as u32));
-    var(v, "mul.lo.u32 imm32", &[I32], W::B32, "mul.lo.u32 %d, %a, 0x12345679;", Check::Exact, |a, _, _| some32((a as u32).wrapping_mul(0x1234_5679)));
-    var(v, "mul.hi.u32 imm", &[I32], W::B32, "mul.hi.u32 %d, %a, 0xAAAAAAAB;", Check::Exact, |a, _, _| some32(((a * 0xaaaa_aaab) >> 32) as u32));
-    var(v, "mad.lo.s32 imm", &[I32, I32], W::B32, "mad.lo.s32 %d, %a, 100000, %b;", Check::Exact, |a, b, _| {
-        some32(s32(a).wrapping_mul(100_000).wrapping_add(s32(b)) as u32)
-    });
-    var(v, "and.b32 imm", &[I32], W::B32, "and.b32 %d, %a, 0xF0F0F0F1;", Check::Exact, |a, _, _| Some(a & 0xf0f0_f0f1));
-    var(v, "xor.b32 imm", &[I32], W::B32, "xor.b32 %d, %a, 0x80000000;", Check::Exact, |a, _, _| Some(a ^ 0x8000_0000));
-    var(v, "shl.b32 imm", &[I32], W::B32, "shl.b32 %d, %a, 5;", Check::Exact, |a, _, _| some32((a as u32) << 5));
-    var(v, "shr.s32 imm", &[I32], W::B32, "shr.s32 %d, %a, 31;", Check::Exact, |a, _, _| some32((s32(a) >> 31) as u32));
-    var(v, "shr.u32 imm", &[I32], W::B32, "shr.u32 %d, %a, 17;", Check::Exact, |a, _, _| some32((a as u32) >> 17));
-    var(v, "min.s32 imm", &[I32], W::B32, "min.s32 %d, %a, 1000;", Check::Exact, |a, _, _| some32(s32(a).min(1000) as u32));
-    var(v, "max.u32 imm", &[I32], W::B32, "max.u32 %d, %a, 0xFFFFF000;", Check::Exact, |a, _, _| Some(a.max(0xffff_f000)));
-    var(v, "setp.lt.s32 imm", &[I32], W::B32, "setp.lt.s32 %p1, %a, -100; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(s32(a) < -100));
-    var(v, "setp.gt.u32 imm", &[I32], W::B32, "setp.gt.u32 %p1, %a, 0xFFFFF000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a > 0xffff_f000));
-    var(v, "setp.ge.f32 imm", &[F32_], W::B32, "setp.ge.f32 %p1, %a, 0f3F800000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| {
-        flag(matches!(fcmp(a, 0x3f80_0000, F32, false), Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)))
-    });
-    var(v, "prmt.b32 imm", &[I32, I32], W::B32, "prmt.b32 %d, %a, %b, 0x7531;", Check::Exact, |a, b, _| {
-        let bytes = (b << 32 | a).to_le_bytes();
-        some32(u32::from_le_bytes([bytes[1], bytes[3], bytes[5], bytes[7]]))
-    });
-    var(v, "prmt.b32 imm sign", &[I32, I32], W::B32, "prmt.b32 %d, %a, %b, 0x8880;", Check::Exact, |a, _, _| {
-        let x = a as u8;
-        some32(x as u32 | if x & 0x80 != 0 { 0xffff_ff00 } else { 0 })
-    });
-    var(v, "bfe.s32 imm", &[I32], W::B32, "bfe.s32 %d, %a, 5, 12;", Check::Exact, |a, _, _| some32(((s32(a) << 15) >> 20) as u32));
-    var(v, "bfi.b32 imm", &[I32, I32], W::B32, "bfi.b32 %d, %a, %b, 8, 12;", Check::Exact, |a, b, _| {
-        some32((b as u32 & !0x000f_ff00) | ((a as u32) << 8 & 0x000f_ff00))
-    });
-    var(v, "selp.b32 imm", &[I32, I32], W::B32, "setp.ne.u32 %p1, %b, 0; selp.b32 %d, %a, 7, %p1;", Check::Exact, |a, b, _| Some(if b != 0 { a } else { 7 }));
-    var(v, "shf.l.wrap imm", &[I32, I32], W::B32, "shf.l.wrap.b32 %d, %a, %b, 7;", Check::Exact, |a, b, _| some32(((b << 32 | a) << 7 >> 32) as u32));
-    var(v, "shf.r.clamp imm", &[I32, I32], W::B32, "shf.r.clamp.b32 %d, %a, %b, 40;", Check::Exact, |_, b, _| Some(b));
+    var(
+        v,
+        "add.s32 imm",
+        &[I32],
+        W::B32,
+        "add.s32 %d, %a, -12345;",
+        Check::Exact,
+        |a, _, _| some32((a as u32).wrapping_sub(12345)),
+    );
+    var(
+        v,
+        "mul.lo.s32 imm",
+        &[I32],
+        W::B32,
+        "mul.lo.s32 %d, %a, -7;",
+        Check::Exact,
+        |a, _, _| some32(s32(a).wrapping_mul(-7) as u32),
+    );
+    var(
+        v,
+        "mul.lo.u32 imm32",
+        &[I32],
+        W::B32,
+        "mul.lo.u32 %d, %a, 0x12345679;",
+        Check::Exact,
+        |a, _, _| some32((a as u32).wrapping_mul(0x1234_5679)),
+    );
+    var(
+        v,
+        "mul.hi.u32 imm",
+        &[I32],
+        W::B32,
+        "mul.hi.u32 %d, %a, 0xAAAAAAAB;",
+        Check::Exact,
+        |a, _, _| some32(((a * 0xaaaa_aaab) >> 32) as u32),
+    );
+    var(
+        v,
+        "mad.lo.s32 imm",
+        &[I32, I32],
+        W::B32,
+        "mad.lo.s32 %d, %a, 100000, %b;",
+        Check::Exact,
+        |a, b, _| some32(s32(a).wrapping_mul(100_000).wrapping_add(s32(b)) as u32),
+    );
+    var(
+        v,
+        "and.b32 imm",
+        &[I32],
+        W::B32,
+        "and.b32 %d, %a, 0xF0F0F0F1;",
+        Check::Exact,
+        |a, _, _| Some(a & 0xf0f0_f0f1),
+    );
+    var(
+        v,
+        "xor.b32 imm",
+        &[I32],
+        W::B32,
+        "xor.b32 %d, %a, 0x80000000;",
+        Check::Exact,
+        |a, _, _| Some(a ^ 0x8000_0000),
+    );
+    var(
+        v,
+        "shl.b32 imm",
+        &[I32],
+        W::B32,
+        "shl.b32 %d, %a, 5;",
+        Check::Exact,
+        |a, _, _| some32((a as u32) << 5),
+    );
+    var(
+        v,
+        "shr.s32 imm",
+        &[I32],
+        W::B32,
+        "shr.s32 %d, %a, 31;",
+        Check::Exact,
+        |a, _, _| some32((s32(a) >> 31) as u32),
+    );
+    var(
+        v,
+        "shr.u32 imm",
+        &[I32],
+        W::B32,
+        "shr.u32 %d, %a, 17;",
+        Check::Exact,
+        |a, _, _| some32((a as u32) >> 17),
+    );
+    var(
+        v,
+        "min.s32 imm",
+        &[I32],
+        W::B32,
+        "min.s32 %d, %a, 1000;",
+        Check::Exact,
+        |a, _, _| some32(s32(a).min(1000) as u32),
+    );
+    var(
+        v,
+        "max.u32 imm",
+        &[I32],
+        W::B32,
+        "max.u32 %d, %a, 0xFFFFF000;",
+        Check::Exact,
+        |a, _, _| Some(a.max(0xffff_f000)),
+    );
+    var(
+        v,
+        "setp.lt.s32 imm",
+        &[I32],
+        W::B32,
+        "setp.lt.s32 %p1, %a, -100; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| flag(s32(a) < -100),
+    );
+    var(
+        v,
+        "setp.gt.u32 imm",
+        &[I32],
+        W::B32,
+        "setp.gt.u32 %p1, %a, 0xFFFFF000; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| flag(a > 0xffff_f000),
+    );
+    var(
+        v,
+        "setp.ge.f32 imm",
+        &[F32_],
+        W::B32,
+        "setp.ge.f32 %p1, %a, 0f3F800000; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| {
+            flag(matches!(
+                fcmp(a, 0x3f80_0000, F32, false),
+                Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+            ))
+        },
+    );
+    var(
+        v,
+        "prmt.b32 imm",
+        &[I32, I32],
+        W::B32,
+        "prmt.b32 %d, %a, %b, 0x7531;",
+        Check::Exact,
+        |a, b, _| {
+            let bytes = (b << 32 | a).to_le_bytes();
+            some32(u32::from_le_bytes([bytes[1], bytes[3], bytes[5], bytes[7]]))
+        },
+    );
+    var(
+        v,
+        "prmt.b32 imm sign",
+        &[I32, I32],
+        W::B32,
+        "prmt.b32 %d, %a, %b, 0x8880;",
+        Check::Exact,
+        |a, _, _| {
+            let x = a as u8;
+            some32(x as u32 | if x & 0x80 != 0 { 0xffff_ff00 } else { 0 })
+        },
+    );
+    var(
+        v,
+        "bfe.s32 imm",
+        &[I32],
+        W::B32,
+        "bfe.s32 %d, %a, 5, 12;",
+        Check::Exact,
+        |a, _, _| some32(((s32(a) << 15) >> 20) as u32),
+    );
+    var(
+        v,
+        "bfi.b32 imm",
+        &[I32, I32],
+        W::B32,
+        "bfi.b32 %d, %a, %b, 8, 12;",
+        Check::Exact,
+        |a, b, _| some32((b as u32 & !0x000f_ff00) | ((a as u32) << 8 & 0x000f_ff00)),
+    );
+    var(
+        v,
+        "selp.b32 imm",
+        &[I32, I32],
+        W::B32,
+        "setp.ne.u32 %p1, %b, 0; selp.b32 %d, %a, 7, %p1;",
+        Check::Exact,
+        |a, b, _| Some(if b != 0 { a } else { 7 }),
+    );
+    var(
+        v,
+        "shf.l.wrap imm",
+        &[I32, I32],
+        W::B32,
+        "shf.l.wrap.b32 %d, %a, %b, 7;",
+        Check::Exact,
+        |a, b, _| some32(((b << 32 | a) << 7 >> 32) as u32),
+    );
+    var(
+        v,
+        "shf.r.clamp imm",
+        &[I32, I32],
+        W::B32,
+        "shf.r.clamp.b32 %d, %a, %b, 40;",
+        Check::Exact,
+        |_, b, _| Some(b),
+    );
     // 64-bit immediates (split into carry chains by ptxas).
-    var(v, "add.s64 imm", &[I64], W::B64, "add.s64 %d, %a, 0x123456789;", Check::Exact, |a, _, _| Some(a.wrapping_add(0x1_2345_6789)));
-    var(v, "add.s64 -1", &[I64], W::B64, "add.s64 %d, %a, -1;", Check::Exact, |a, _, _| Some(a.wrapping_sub(1)));
-    var(v, "sub.s64 imm", &[I64], W::B64, "sub.s64 %d, %a, 0x80000000;", Check::Exact, |a, _, _| Some(a.wrapping_sub(0x8000_0000)));
-    var(v, "mul.lo.s64 imm", &[I64], W::B64, "mul.lo.s64 %d, %a, 0x10001;", Check::Exact, |a, _, _| Some(a.wrapping_mul(0x10001)));
-    var(v, "mul.lo.s64 imm64", &[I64], W::B64, "mul.lo.s64 %d, %a, -3000000000;", Check::Exact, |a, _, _| Some(a.wrapping_mul(-3_000_000_000i64 as u64)));
-    var(v, "and.b64 imm", &[I64], W::B64, "and.b64 %d, %a, 0xFF00FF00FF00FF00;", Check::Exact, |a, _, _| Some(a & 0xff00_ff00_ff00_ff00));
-    var(v, "setp.lt.s64 imm", &[I64], W::B32, "setp.lt.s64 %p1, %a, 0x100000000; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag((a as i64) < 0x1_0000_0000));
-    var(v, "setp.ge.u64 imm", &[I64], W::B32, "setp.ge.u64 %p1, %a, 0xFFFFFFFF; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a >= 0xffff_ffff));
-    var(v, "setp.eq.s64 imm", &[I64], W::B32, "setp.eq.s64 %p1, %a, -1; selp.u32 %d, 1, 0, %p1;", Check::Exact, |a, _, _| flag(a == u64::MAX));
-    var(v, "shl.b64 imm", &[I64], W::B64, "shl.b64 %d, %a, 40;", Check::Exact, |a, _, _| Some(a << 40));
-    var(v, "shr.u64 imm", &[I64], W::B64, "shr.u64 %d, %a, 33;", Check::Exact, |a, _, _| Some(a >> 33));
-    var(v, "shr.s64 imm", &[I64], W::B64, "shr.s64 %d, %a, 1;", Check::Exact, |a, _, _| Some(((a as i64) >> 1) as u64));
-    var(v, "max.s64", &[I64, I64], W::B64, "max.s64 %d, %a, %b;", Check::Exact, |a, b, _| Some((a as i64).max(b as i64) as u64));
-    var(v, "min.u64", &[I64, I64], W::B64, "min.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a.min(b)));
-    var(v, "add.cc.u64 carry", &[I64, I64], W::B32, "add.cc.u64 %u1, %a, %b; addc.u32 %d, 0, 0;", Check::Exact, |a, b, _| {
-        Some(a.overflowing_add(b).1 as u64)
-    });
-    var(v, "div.s64", &[I64, (W::B64, Dom::NzI64)], W::B64, "div.s64 %d, %a, %b;", Check::Exact, |a, b, _| {
-        (a as i64).checked_div(b as i64).map(|q| q as u64)
-    });
-    var(v, "rem.u64", &[I64, (W::B64, Dom::NzI64)], W::B64, "rem.u64 %d, %a, %b;", Check::Exact, |a, b, _| Some(a % b));
-    var(v, "div.s32 imm", &[I32], W::B32, "div.s32 %d, %a, -7;", Check::Exact, |a, _, _| some32((s32(a) / -7) as u32));
-    var(v, "rem.u32 imm", &[I32], W::B32, "rem.u32 %d, %a, 1000;", Check::Exact, |a, _, _| Some(a % 1000));
+    var(
+        v,
+        "add.s64 imm",
+        &[I64],
+        W::B64,
+        "add.s64 %d, %a, 0x123456789;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_add(0x1_2345_6789)),
+    );
+    var(
+        v,
+        "add.s64 -1",
+        &[I64],
+        W::B64,
+        "add.s64 %d, %a, -1;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_sub(1)),
+    );
+    var(
+        v,
+        "sub.s64 imm",
+        &[I64],
+        W::B64,
+        "sub.s64 %d, %a, 0x80000000;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_sub(0x8000_0000)),
+    );
+    var(
+        v,
+        "mul.lo.s64 imm",
+        &[I64],
+        W::B64,
+        "mul.lo.s64 %d, %a, 0x10001;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_mul(0x10001)),
+    );
+    var(
+        v,
+        "mul.lo.s64 imm64",
+        &[I64],
+        W::B64,
+        "mul.lo.s64 %d, %a, -3000000000;",
+        Check::Exact,
+        |a, _, _| Some(a.wrapping_mul(-3_000_000_000i64 as u64)),
+    );
+    var(
+        v,
+        "and.b64 imm",
+        &[I64],
+        W::B64,
+        "and.b64 %d, %a, 0xFF00FF00FF00FF00;",
+        Check::Exact,
+        |a, _, _| Some(a & 0xff00_ff00_ff00_ff00),
+    );
+    var(
+        v,
+        "setp.lt.s64 imm",
+        &[I64],
+        W::B32,
+        "setp.lt.s64 %p1, %a, 0x100000000; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| flag((a as i64) < 0x1_0000_0000),
+    );
+    var(
+        v,
+        "setp.ge.u64 imm",
+        &[I64],
+        W::B32,
+        "setp.ge.u64 %p1, %a, 0xFFFFFFFF; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| flag(a >= 0xffff_ffff),
+    );
+    var(
+        v,
+        "setp.eq.s64 imm",
+        &[I64],
+        W::B32,
+        "setp.eq.s64 %p1, %a, -1; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, _, _| flag(a == u64::MAX),
+    );
+    var(
+        v,
+        "shl.b64 imm",
+        &[I64],
+        W::B64,
+        "shl.b64 %d, %a, 40;",
+        Check::Exact,
+        |a, _, _| Some(a << 40),
+    );
+    var(
+        v,
+        "shr.u64 imm",
+        &[I64],
+        W::B64,
+        "shr.u64 %d, %a, 33;",
+        Check::Exact,
+        |a, _, _| Some(a >> 33),
+    );
+    var(
+        v,
+        "shr.s64 imm",
+        &[I64],
+        W::B64,
+        "shr.s64 %d, %a, 1;",
+        Check::Exact,
+        |a, _, _| Some(((a as i64) >> 1) as u64),
+    );
+    var(
+        v,
+        "max.s64",
+        &[I64, I64],
+        W::B64,
+        "max.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some((a as i64).max(b as i64) as u64),
+    );
+    var(
+        v,
+        "min.u64",
+        &[I64, I64],
+        W::B64,
+        "min.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a.min(b)),
+    );
+    var(
+        v,
+        "add.cc.u64 carry",
+        &[I64, I64],
+        W::B32,
+        "add.cc.u64 %u1, %a, %b; addc.u32 %d, 0, 0;",
+        Check::Exact,
+        |a, b, _| Some(a.overflowing_add(b).1 as u64),
+    );
+    var(
+        v,
+        "div.s64",
+        &[I64, (W::B64, Dom::NzI64)],
+        W::B64,
+        "div.s64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| (a as i64).checked_div(b as i64).map(|q| q as u64),
+    );
+    var(
+        v,
+        "rem.u64",
+        &[I64, (W::B64, Dom::NzI64)],
+        W::B64,
+        "rem.u64 %d, %a, %b;",
+        Check::Exact,
+        |a, b, _| Some(a % b),
+    );
+    var(
+        v,
+        "div.s32 imm",
+        &[I32],
+        W::B32,
+        "div.s32 %d, %a, -7;",
+        Check::Exact,
+        |a, _, _| some32((s32(a) / -7) as u32),
+    );
+    var(
+        v,
+        "rem.u32 imm",
+        &[I32],
+        W::B32,
+        "rem.u32 %d, %a, 1000;",
+        Check::Exact,
+        |a, _, _| Some(a % 1000),
+    );
     // Predicated execution.
-    var(v, "predicated add/sub", &[I32, I32, I32], W::B32,
-        "setp.lt.s32 %p1, %c, 0; @%p1 add.s32 %d, %a, %b; @!%p1 sub.s32 %d, %a, %b;", Check::Exact, |a, b, c| {
-            some32(if s32(c) < 0 { (a as u32).wrapping_add(b as u32) } else { (a as u32).wrapping_sub(b as u32) })
-        });
+    var(
+        v,
+        "predicated add/sub",
+        &[I32, I32, I32],
+        W::B32,
+        "setp.lt.s32 %p1, %c, 0; @%p1 add.s32 %d, %a, %b; @!%p1 sub.s32 %d, %a, %b;",
+        Check::Exact,
+        |a, b, c| {
+            some32(if s32(c) < 0 {
+                (a as u32).wrapping_add(b as u32)
+            } else {
+                (a as u32).wrapping_sub(b as u32)
+            })
+        },
+    );
     var(v, "predicated fma/mul", &[F32_, F32_, I32], W::B32,
         "setp.ne.u32 %p1, %c, 0; mov.b32 %d, %a; @%p1 mul.rn.f32 %d, %a, %b; @!%p1 add.rz.f32 %d, %d, %b;", Check::F32, move |a, b, c| {
             Some(if c != 0 { sf::mul(f32b(a), f32b(b), F32, Rnd::N) } else { sf::add(f32b(a), f32b(b), F32, Rnd::Z) })
@@ -1991,58 +4446,211 @@ fn operand_form_variants(v: &mut Vec<Variant>) {
     // mul24/mad24: 24-bit operands, 48-bit product; .hi is bits 47..16.
     let s24 = |x: u64| ((x as u32) << 8) as i32 as i64 >> 8;
     let u24 = |x: u64| (x & 0xff_ffff) as i64;
-    var(v, "mul24.lo.s32", &[I32, I32], W::B32, "mul24.lo.s32 %d, %a, %b;", Check::Exact, move |a, b, _| some32((s24(a) * s24(b)) as u32));
-    var(v, "mul24.lo.u32", &[I32, I32], W::B32, "mul24.lo.u32 %d, %a, %b;", Check::Exact, move |a, b, _| some32((u24(a) * u24(b)) as u32));
-    var(v, "mul24.hi.s32", &[I32, I32], W::B32, "mul24.hi.s32 %d, %a, %b;", Check::Exact, move |a, b, _| some32(((s24(a) * s24(b)) >> 16) as u32));
-    var(v, "mul24.hi.u32", &[I32, I32], W::B32, "mul24.hi.u32 %d, %a, %b;", Check::Exact, move |a, b, _| some32(((u24(a) * u24(b)) >> 16) as u32));
-    var(v, "mad24.lo.s32", &[I32, I32, I32], W::B32, "mad24.lo.s32 %d, %a, %b, %c;", Check::Exact, move |a, b, c| {
-        some32(((s24(a) * s24(b)) as u32).wrapping_add(c as u32))
-    });
+    var(
+        v,
+        "mul24.lo.s32",
+        &[I32, I32],
+        W::B32,
+        "mul24.lo.s32 %d, %a, %b;",
+        Check::Exact,
+        move |a, b, _| some32((s24(a) * s24(b)) as u32),
+    );
+    var(
+        v,
+        "mul24.lo.u32",
+        &[I32, I32],
+        W::B32,
+        "mul24.lo.u32 %d, %a, %b;",
+        Check::Exact,
+        move |a, b, _| some32((u24(a) * u24(b)) as u32),
+    );
+    var(
+        v,
+        "mul24.hi.s32",
+        &[I32, I32],
+        W::B32,
+        "mul24.hi.s32 %d, %a, %b;",
+        Check::Exact,
+        move |a, b, _| some32(((s24(a) * s24(b)) >> 16) as u32),
+    );
+    var(
+        v,
+        "mul24.hi.u32",
+        &[I32, I32],
+        W::B32,
+        "mul24.hi.u32 %d, %a, %b;",
+        Check::Exact,
+        move |a, b, _| some32(((u24(a) * u24(b)) >> 16) as u32),
+    );
+    var(
+        v,
+        "mad24.lo.s32",
+        &[I32, I32, I32],
+        W::B32,
+        "mad24.lo.s32 %d, %a, %b, %c;",
+        Check::Exact,
+        move |a, b, c| some32(((s24(a) * s24(b)) as u32).wrapping_add(c as u32)),
+    );
     // Half precision conversions.
-    const F16: Fmt = Fmt { p: 11, emax: 15, bits: 16 };
+    const F16: Fmt = Fmt {
+        p: 11,
+        emax: 15,
+        bits: 16,
+    };
     for (rn, r) in RNDS {
-        var(v, &format!("cvt.{rn}.f16.f32"), &[F32_], W::B32, &format!("cvt.{rn}.f16.f32 %d, %a;"), Check::F16, move |a, _, _| {
-            Some(sf::conv(sf::unpack(a, F32), F16, r))
-        });
+        var(
+            v,
+            &format!("cvt.{rn}.f16.f32"),
+            &[F32_],
+            W::B32,
+            &format!("cvt.{rn}.f16.f32 %d, %a;"),
+            Check::F16,
+            move |a, _, _| Some(sf::conv(sf::unpack(a, F32), F16, r)),
+        );
     }
-    var(v, "cvt.rn.f16.f64", &[F64_], W::B32, "cvt.rn.f16.f64 %d, %a;", Check::F16, |a, _, _| Some(sf::conv(sf::unpack(a, F64), F16, Rnd::N)));
-    var(v, "cvt.f32.f16", &[(W::B32, Dom::F16)], W::B32, "cvt.f32.f16 %d, %a;", Check::F32, |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F32, Rnd::N)));
-    var(v, "cvt.f64.f16", &[(W::B32, Dom::F16)], W::B64, "cvt.f64.f16 %d, %a;", Check::F64, |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F64, Rnd::N)));
-    var(v, "cvt.rzi.s32.f16", &[(W::B32, Dom::F16)], W::B32, "cvt.rzi.s32.f16 %d, %a;", Check::Exact, |a, _, _| {
-        let x = a & 0xffff;
-        if F16.is_nan(x) {
-            return Some(0);
-        }
-        let f = f32::from_bits(sf::conv(sf::unpack(x, F16), F32, Rnd::N) as u32) as f64;
-        Some(f.trunc().clamp(i32::MIN as f64, i32::MAX as f64) as i32 as u32 as u64)
-    });
-    var(v, "cvt.rn.f16.s32", &[I32], W::B32, "cvt.rn.f16.s32 %d, %a;", Check::F16, |a, _, _| Some(sf::conv(sf::int(s32(a) as i128), F16, Rnd::N)));
+    var(
+        v,
+        "cvt.rn.f16.f64",
+        &[F64_],
+        W::B32,
+        "cvt.rn.f16.f64 %d, %a;",
+        Check::F16,
+        |a, _, _| Some(sf::conv(sf::unpack(a, F64), F16, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.f32.f16",
+        &[(W::B32, Dom::F16)],
+        W::B32,
+        "cvt.f32.f16 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F32, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.f64.f16",
+        &[(W::B32, Dom::F16)],
+        W::B64,
+        "cvt.f64.f16 %d, %a;",
+        Check::F64,
+        |a, _, _| Some(sf::conv(sf::unpack(a & 0xffff, F16), F64, Rnd::N)),
+    );
+    var(
+        v,
+        "cvt.rzi.s32.f16",
+        &[(W::B32, Dom::F16)],
+        W::B32,
+        "cvt.rzi.s32.f16 %d, %a;",
+        Check::Exact,
+        |a, _, _| {
+            let x = a & 0xffff;
+            if F16.is_nan(x) {
+                return Some(0);
+            }
+            let f = f32::from_bits(sf::conv(sf::unpack(x, F16), F32, Rnd::N) as u32) as f64;
+            Some(f.trunc().clamp(i32::MIN as f64, i32::MAX as f64) as i32 as u32 as u64)
+        },
+    );
+    var(
+        v,
+        "cvt.rn.f16.s32",
+        &[I32],
+        W::B32,
+        "cvt.rn.f16.s32 %d, %a;",
+        Check::F16,
+        |a, _, _| Some(sf::conv(sf::int(s32(a) as i128), F16, Rnd::N)),
+    );
     // Directed division, square root and reciprocal (slow paths with directed FFMA/DFMA).
     for (rn, r) in RNDS.into_iter().skip(1) {
-        var(v, &format!("div.{rn}.f32 x"), &[F32_, F32_], W::B32, &format!("div.{rn}.f32 %d, %a, %b;"), Check::F32, move |a, b, _| {
-            Some(sf::div(f32b(a), f32b(b), F32, r))
-        });
-        var(v, &format!("div.{rn}.f64"), &[F64_, F64_], W::B64, &format!("div.{rn}.f64 %d, %a, %b;"), Check::F64, move |a, b, _| {
-            Some(sf::div(f64b(a), f64b(b), F64, r))
-        });
-        var(v, &format!("sqrt.{rn}.f32"), &[(W::B32, Dom::PosF32)], W::B32, &format!("sqrt.{rn}.f32 %d, %a;"), Check::F32, move |a, _, _| {
-            Some(sf::sqrt(f32b(a), F32, r))
-        });
-        var(v, &format!("sqrt.{rn}.f64"), &[F64_], W::B64, &format!("sqrt.{rn}.f64 %d, %a;"), Check::F64, move |a, _, _| Some(sf::sqrt(f64b(a), F64, r)));
-        var(v, &format!("rcp.{rn}.f32"), &[F32_], W::B32, &format!("rcp.{rn}.f32 %d, %a;"), Check::F32, move |a, _, _| {
-            Some(sf::div(Val::Fin(false, 1, 0), f32b(a), F32, r))
-        });
-        var(v, &format!("rcp.{rn}.f64"), &[F64_], W::B64, &format!("rcp.{rn}.f64 %d, %a;"), Check::F64, move |a, _, _| {
-            Some(sf::div(Val::Fin(false, 1, 0), f64b(a), F64, r))
-        });
+        var(
+            v,
+            &format!("div.{rn}.f32 x"),
+            &[F32_, F32_],
+            W::B32,
+            &format!("div.{rn}.f32 %d, %a, %b;"),
+            Check::F32,
+            move |a, b, _| Some(sf::div(f32b(a), f32b(b), F32, r)),
+        );
+        var(
+            v,
+            &format!("div.{rn}.f64"),
+            &[F64_, F64_],
+            W::B64,
+            &format!("div.{rn}.f64 %d, %a, %b;"),
+            Check::F64,
+            move |a, b, _| Some(sf::div(f64b(a), f64b(b), F64, r)),
+        );
+        var(
+            v,
+            &format!("sqrt.{rn}.f32"),
+            &[(W::B32, Dom::PosF32)],
+            W::B32,
+            &format!("sqrt.{rn}.f32 %d, %a;"),
+            Check::F32,
+            move |a, _, _| Some(sf::sqrt(f32b(a), F32, r)),
+        );
+        var(
+            v,
+            &format!("sqrt.{rn}.f64"),
+            &[F64_],
+            W::B64,
+            &format!("sqrt.{rn}.f64 %d, %a;"),
+            Check::F64,
+            move |a, _, _| Some(sf::sqrt(f64b(a), F64, r)),
+        );
+        var(
+            v,
+            &format!("rcp.{rn}.f32"),
+            &[F32_],
+            W::B32,
+            &format!("rcp.{rn}.f32 %d, %a;"),
+            Check::F32,
+            move |a, _, _| Some(sf::div(Val::Fin(false, 1, 0), f32b(a), F32, r)),
+        );
+        var(
+            v,
+            &format!("rcp.{rn}.f64"),
+            &[F64_],
+            W::B64,
+            &format!("rcp.{rn}.f64 %d, %a;"),
+            Check::F64,
+            move |a, _, _| Some(sf::div(Val::Fin(false, 1, 0), f64b(a), F64, r)),
+        );
     }
-    var(v, "sqrt.rn.ftz.f32", &[(W::B32, Dom::PosF32)], W::B32, "sqrt.rn.ftz.f32 %d, %a;", Check::F32, |a, _, _| {
-        Some(F32.flush(sf::sqrt(sf::un(a, F32, true), F32, Rnd::N)))
-    });
-    var(v, "rcp.rn.ftz.f32", &[F32_], W::B32, "rcp.rn.ftz.f32 %d, %a;", Check::F32, |a, _, _| {
-        Some(F32.flush(sf::div(Val::Fin(false, 1, 0), sf::un(a, F32, true), F32, Rnd::N)))
-    });
-    var(v, "div.rn.f32 by imm", &[F32_], W::B32, "div.rn.f32 %d, %a, 0f40400000;", Check::F32, move |a, _, _| Some(sf::div(f32b(a), k32(3.0), F32, Rnd::N)));
+    var(
+        v,
+        "sqrt.rn.ftz.f32",
+        &[(W::B32, Dom::PosF32)],
+        W::B32,
+        "sqrt.rn.ftz.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| Some(F32.flush(sf::sqrt(sf::un(a, F32, true), F32, Rnd::N))),
+    );
+    var(
+        v,
+        "rcp.rn.ftz.f32",
+        &[F32_],
+        W::B32,
+        "rcp.rn.ftz.f32 %d, %a;",
+        Check::F32,
+        |a, _, _| {
+            Some(F32.flush(sf::div(
+                Val::Fin(false, 1, 0),
+                sf::un(a, F32, true),
+                F32,
+                Rnd::N,
+            )))
+        },
+    );
+    var(
+        v,
+        "div.rn.f32 by imm",
+        &[F32_],
+        W::B32,
+        "div.rn.f32 %d, %a, 0f40400000;",
+        Check::F32,
+        move |a, _, _| Some(sf::div(f32b(a), k32(3.0), F32, Rnd::N)),
+    );
 }
 
 /// Loads and stores of every width, global, local and shared, and atomics on
@@ -2050,31 +4658,88 @@ fn operand_form_variants(v: &mut Vec<Variant>) {
 fn memory_variants(v: &mut Vec<Variant>) {
     let byte_addr = "cvt.u64.u32 %u1, %t1; add.u64 %u2, %rd0, %u1;";
     let sel = (W::B32, Dom::I32);
-    var(v, "ld.global.s8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"), Check::Exact, |a, b, _| {
-        some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32)
-    });
-    var(v, "ld.global.u8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.u8 %d, [%u2];"), Check::Exact, |a, b, _| {
-        Some((a >> (8 * (b & 3))) & 0xff)
-    });
-    var(v, "ld.global.s16", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.s16 %d, [%u2];"), Check::Exact, |a, b, _| {
-        some32((a >> (8 * (b & 2))) as u16 as i16 as i32 as u32)
-    });
-    var(v, "ld.global.nc.s8", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.nc.s8 %d, [%u2];"), Check::Exact,
-        |a, b, _| some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32));
-    var(v, "ld.global.nc.u16", &[I32, sel], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.nc.u16 %d, [%u2];"), Check::Exact,
-        |a, b, _| Some((a >> (8 * (b & 2))) & 0xffff));
-    var(v, "ld.global.s8 to s64", &[I32, sel], W::B64, &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"), Check::Exact,
-        |a, b, _| Some((a >> (8 * (b & 3))) as u8 as i8 as i64 as u64));
-    var(v, "st.global.u8", &[I32, sel, I32], W::B32, &format!("and.b32 %t1, %b, 3; {byte_addr} st.global.u8 [%u2], %c; ld.global.u32 %d, [%rd0];"),
-        Check::Exact, |a, b, c| {
+    var(
+        v,
+        "ld.global.s8",
+        &[I32, sel],
+        W::B32,
+        &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32),
+    );
+    var(
+        v,
+        "ld.global.u8",
+        &[I32, sel],
+        W::B32,
+        &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.u8 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| Some((a >> (8 * (b & 3))) & 0xff),
+    );
+    var(
+        v,
+        "ld.global.s16",
+        &[I32, sel],
+        W::B32,
+        &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.s16 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| some32((a >> (8 * (b & 2))) as u16 as i16 as i32 as u32),
+    );
+    var(
+        v,
+        "ld.global.nc.s8",
+        &[I32, sel],
+        W::B32,
+        &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.nc.s8 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| some32((a >> (8 * (b & 3))) as u8 as i8 as i32 as u32),
+    );
+    var(
+        v,
+        "ld.global.nc.u16",
+        &[I32, sel],
+        W::B32,
+        &format!("and.b32 %t1, %b, 2; {byte_addr} ld.global.nc.u16 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| Some((a >> (8 * (b & 2))) & 0xffff),
+    );
+    var(
+        v,
+        "ld.global.s8 to s64",
+        &[I32, sel],
+        W::B64,
+        &format!("and.b32 %t1, %b, 3; {byte_addr} ld.global.s8 %d, [%u2];"),
+        Check::Exact,
+        |a, b, _| Some((a >> (8 * (b & 3))) as u8 as i8 as i64 as u64),
+    );
+    var(
+        v,
+        "st.global.u8",
+        &[I32, sel, I32],
+        W::B32,
+        &format!(
+            "and.b32 %t1, %b, 3; {byte_addr} st.global.u8 [%u2], %c; ld.global.u32 %d, [%rd0];"
+        ),
+        Check::Exact,
+        |a, b, c| {
             let sh = 8 * (b & 3);
             Some(a & !(0xff << sh) | (c & 0xff) << sh)
-        });
-    var(v, "st.global.u16", &[I32, sel, I32], W::B32, &format!("and.b32 %t1, %b, 2; {byte_addr} st.global.u16 [%u2], %c; ld.global.u32 %d, [%rd0];"),
-        Check::Exact, |a, b, c| {
+        },
+    );
+    var(
+        v,
+        "st.global.u16",
+        &[I32, sel, I32],
+        W::B32,
+        &format!(
+            "and.b32 %t1, %b, 2; {byte_addr} st.global.u16 [%u2], %c; ld.global.u32 %d, [%rd0];"
+        ),
+        Check::Exact,
+        |a, b, c| {
             let sh = 8 * (b & 2);
             Some(a & !(0xffff << sh) | (c & 0xffff) << sh)
-        });
+        },
+    );
     var(v, "ld.local.u8", &[I32, I32, sel], W::B32,
         "st.local.u32 [lmem], %a; st.local.u32 [lmem+4], %b; and.b32 %t1, %c, 7; cvt.u64.u32 %u1, %t1; mov.u64 %u2, lmem; add.u64 %u2, %u2, %u1; ld.local.s8 %d, [%u2];",
         Check::Exact, |a, b, c| some32(((b << 32 | a) >> (8 * (c & 7))) as u8 as i8 as i32 as u32));
@@ -2084,7 +4749,8 @@ fn memory_variants(v: &mut Vec<Variant>) {
             let sh = 8 * (c & 2);
             Some(a & !(0xffff << sh) | (b & 0xffff) << sh)
         });
-    let smem = "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
+    let smem =
+        "mov.u32 %t9, %tid.x; shl.b32 %t9, %t9, 3; mov.u32 %t8, smem; add.u32 %t8, %t8, %t9;";
     wvar(v, "st/ld.shared neighbour", &[I32], W::B32, &format!("{smem} st.shared.u32 [%t8], %a; bar.sync 0; xor.b32 %t7, %t9, 8; mov.u32 %t6, smem; add.u32 %t6, %t6, %t7; ld.shared.u32 %d, [%t6];"),
         Check::Exact, |rows, i| Some(rows[i ^ 1][0]));
     var(v, "ld.shared.s16", &[I32, sel], W::B32, &format!("{smem} st.shared.u32 [%t8], %a; and.b32 %t1, %b, 2; add.u32 %t7, %t8, %t1; ld.shared.s16 %d, [%t7];"),
@@ -2097,7 +4763,7 @@ fn memory_variants(v: &mut Vec<Variant>) {
     var(v, "st/ld.shared.v2", &[I32, I32], W::B32, &format!("{smem} st.shared.v2.u32 [%t8], {{%a, %b}}; ld.shared.v2.u32 {{%t1, %t2}}, [%t8]; sub.s32 %d, %t1, %t2;"),
         Check::Exact, |a, b, _| some32((a as u32).wrapping_sub(b as u32)));
     // Atomics on the thread's own word: {old, new} in one 64-bit result.
-    let atoms: [(&str, fn(u32, u32, u32) -> u32); 11] = [
+    let atoms: [(&str, AtomFn); 11] = [
         ("add.u32", |o, b, _| o.wrapping_add(b)),
         ("min.s32", |o, b, _| (o as i32).min(b as i32) as u32),
         ("max.s32", |o, b, _| (o as i32).max(b as i32) as u32),
@@ -2127,29 +4793,69 @@ fn memory_variants(v: &mut Vec<Variant>) {
         &format!("{smem} st.shared.u32 [%t8], %a; atom.shared.cas.b32 %t1, [%t8], %b, %c; ld.shared.u32 %t2, [%t8]; mov.b64 %d, {{%t1, %t2}};"),
         Check::Exact, |a, b, c| Some((if a == b { c } else { a }) << 32 | a));
     // atom.add.f32: round to nearest, subnormal inputs and results flushed (PTX ISA).
-    var(v, "atom.global.add.f32", &[F32_, F32_], W::B64,
-        "atom.global.add.f32 %t1, [%rd0], %b; ld.global.u32 %t2, [%rd0]; mov.b64 %d, {%t1, %t2};", Check::Exact, |a, b, _| {
-            let r = F32.flush(sf::add(sf::un(a, F32, true), sf::un(b, F32, true), F32, Rnd::N));
+    var(
+        v,
+        "atom.global.add.f32",
+        &[F32_, F32_],
+        W::B64,
+        "atom.global.add.f32 %t1, [%rd0], %b; ld.global.u32 %t2, [%rd0]; mov.b64 %d, {%t1, %t2};",
+        Check::Exact,
+        |a, b, _| {
+            let r = F32.flush(sf::add(
+                sf::un(a, F32, true),
+                sf::un(b, F32, true),
+                F32,
+                Rnd::N,
+            ));
             if F32.is_nan(r) {
                 return None; // payload unspecified
             }
             Some(r << 32 | a)
-        });
-    var(v, "red.global.add.u32", &[I32, I32], W::B32, "red.global.add.u32 [%rd0], %b; ld.global.u32 %d, [%rd0];", Check::Exact, |a, b, _| {
-        some32((a as u32).wrapping_add(b as u32))
-    });
+        },
+    );
+    var(
+        v,
+        "red.global.add.u32",
+        &[I32, I32],
+        W::B32,
+        "red.global.add.u32 [%rd0], %b; ld.global.u32 %d, [%rd0];",
+        Check::Exact,
+        |a, b, _| some32((a as u32).wrapping_add(b as u32)),
+    );
     for (op, f) in [
-        ("add.u64", (|o: u64, b: u64, _c: u64| o.wrapping_add(b)) as fn(u64, u64, u64) -> u64),
+        (
+            "add.u64",
+            (|o: u64, b: u64, _c: u64| o.wrapping_add(b)) as fn(u64, u64, u64) -> u64,
+        ),
         ("exch.b64", |_, b, _| b),
         ("cas.b64", |o, b, c| if o == b { c } else { o }),
         ("min.s64", |o, b, _| (o as i64).min(b as i64) as u64),
         ("max.u64", |o, b, _| o.max(b)),
         ("and.b64", |o, b, _| o & b),
     ] {
-        let args = if op.starts_with("cas") { "%b, %c" } else { "%b" };
-        var(v, &format!("atom.global.{op} old"), &[I64, I64, I64], W::B64, &format!("atom.global.{op} %d, [%rd0], {args};"), Check::Exact, |a, _, _| Some(a));
-        var(v, &format!("atom.global.{op} new"), &[I64, I64, I64], W::B64,
-            &format!("atom.global.{op} %u1, [%rd0], {args}; ld.global.u64 %d, [%rd0];"), Check::Exact, move |a, b, c| Some(f(a, b, c)));
+        let args = if op.starts_with("cas") {
+            "%b, %c"
+        } else {
+            "%b"
+        };
+        var(
+            v,
+            &format!("atom.global.{op} old"),
+            &[I64, I64, I64],
+            W::B64,
+            &format!("atom.global.{op} %d, [%rd0], {args};"),
+            Check::Exact,
+            |a, _, _| Some(a),
+        );
+        var(
+            v,
+            &format!("atom.global.{op} new"),
+            &[I64, I64, I64],
+            W::B64,
+            &format!("atom.global.{op} %u1, [%rd0], {args}; ld.global.u64 %d, [%rd0];"),
+            Check::Exact,
+            move |a, b, c| Some(f(a, b, c)),
+        );
     }
 }
 
@@ -2184,17 +4890,51 @@ fn warp_variants(v: &mut Vec<Variant>) {
         let base = i - i % 32;
         (0..32).fold(0u32, |m, l| m | ((rows[base + l][0] != 0) as u32) << l)
     };
-    wvar(v, "vote.ballot.b32", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.ballot.b32 %d, %p1;", Check::Exact, move |rows, i| {
-        some32(warp(rows, i))
-    });
-    wvar(v, "vote.all.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(warp(rows, i) == u32::MAX));
-    wvar(v, "vote.any.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.any.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(warp(rows, i) != 0));
-    wvar(v, "vote.uni.pred", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.uni.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(warp(rows, i) == 0 || warp(rows, i) == u32::MAX));
-    wvar(v, "vote.all.pred negated", &[coin], W::B32, "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, !%p1; selp.u32 %d, 1, 0, %p2;", Check::Exact,
-        move |rows, i| flag(warp(rows, i) == 0));
+    wvar(
+        v,
+        "vote.ballot.b32",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; vote.ballot.b32 %d, %p1;",
+        Check::Exact,
+        move |rows, i| some32(warp(rows, i)),
+    );
+    wvar(
+        v,
+        "vote.all.pred",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(warp(rows, i) == u32::MAX),
+    );
+    wvar(
+        v,
+        "vote.any.pred",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; vote.any.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(warp(rows, i) != 0),
+    );
+    wvar(
+        v,
+        "vote.uni.pred",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; vote.uni.pred %p2, %p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(warp(rows, i) == 0 || warp(rows, i) == u32::MAX),
+    );
+    wvar(
+        v,
+        "vote.all.pred negated",
+        &[coin],
+        W::B32,
+        "setp.ne.u32 %p1, %a, 0; vote.all.pred %p2, !%p1; selp.u32 %d, 1, 0, %p2;",
+        Check::Exact,
+        move |rows, i| flag(warp(rows, i) == 0),
+    );
     var(v, "laneid and lanemask", &[I32], W::B32, "mov.u32 %t1, %laneid; mov.u32 %t2, %lanemask_lt; popc.b32 %t3, %t2; sub.s32 %d, %t1, %t3; add.s32 %d, %d, %a;",
         Check::Exact, |a, _, _| Some(a));
 }
@@ -2267,7 +5007,11 @@ fn agrees(check: Check, out: W, got: u64, want: u64) -> bool {
         Check::F32 => got == want || (F32.is_nan(got) && F32.is_nan(want)),
         Check::F64 => got == want || (F64.is_nan(got) && F64.is_nan(want)),
         Check::F16 => {
-            let h = Fmt { p: 11, emax: 15, bits: 16 };
+            let h = Fmt {
+                p: 11,
+                emax: 15,
+                bits: 16,
+            };
             got == want || (got >> 16 == 0 && h.is_nan(got) && h.is_nan(want))
         }
         Check::Approx { ulps, abs, rel } => {
@@ -2280,7 +5024,8 @@ fn agrees(check: Check, out: W, got: u64, want: u64) -> bool {
             if t.abs() > f32::MAX as f64 * (1.0 + 2f64.powi(-25)) || t.is_infinite() {
                 // Beyond the range (or infinite): infinity of the sign, or the
                 // largest finite value within the bound.
-                return g == t.signum() * f64::INFINITY || (g.is_finite() && (g - t).abs() <= ulps * ulp32(f32::MAX as f64));
+                return g == t.signum() * f64::INFINITY
+                    || (g.is_finite() && (g - t).abs() <= ulps * ulp32(f32::MAX as f64));
             }
             if g.is_nan() {
                 return false;
@@ -2365,12 +5110,24 @@ fn run_variant(cubin: &Cubin, k: &Variant, seed: u64) -> Outcome {
         out.compared += 1;
         if !agrees(k.check, k.out, got, want) {
             if out.failures.len() < 6 {
-                let ins: Vec<String> = k.ins.iter().enumerate().map(|(j, _)| format!("{:#x}", r[j])).collect();
+                let ins: Vec<String> = k
+                    .ins
+                    .iter()
+                    .enumerate()
+                    .map(|(j, _)| format!("{:#x}", r[j]))
+                    .collect();
                 let note = match k.check {
-                    Check::Approx { .. } => format!(" (exact value {:e}, got {:e})", f64::from_bits(want), f32::from_bits(got as u32)),
+                    Check::Approx { .. } => format!(
+                        " (exact value {:e}, got {:e})",
+                        f64::from_bits(want),
+                        f32::from_bits(got as u32)
+                    ),
                     _ => String::new(),
                 };
-                out.failures.push(format!("  inputs ({}): got {got:#x}, expected {want:#x}{note}", ins.join(", ")));
+                out.failures.push(format!(
+                    "  inputs ({}): got {got:#x}, expected {want:#x}{note}",
+                    ins.join(", ")
+                ));
             } else if out.failures.len() == 6 {
                 out.failures.push("  ...".into());
             }
@@ -2383,17 +5140,27 @@ fn run_variant(cubin: &Cubin, k: &Variant, seed: u64) -> Outcome {
             .filter(|(i, _)| {
                 let mut buf = [0u8; 8];
                 buf[..wb].copy_from_slice(&data[i * wb..(i + 1) * wb]);
-                (k.reference)(&rows, *i).is_some_and(|want| !agrees(k.check, k.out, u64::from_le_bytes(buf), want))
+                (k.reference)(&rows, *i)
+                    .is_some_and(|want| !agrees(k.check, k.out, u64::from_le_bytes(buf), want))
             })
             .count();
-        out.failures.insert(0, format!("{total} of {} values differ; SASS:", out.compared));
+        out.failures.insert(
+            0,
+            format!("{total} of {} values differ; SASS:", out.compared),
+        );
         let sass: Vec<String> = (0..prog.ops.len() as u32)
             .filter(|s| s % 8 != 0)
             .map(|s| prog.text(s))
-            .filter(|t| !t.starts_with("NOP") && !t.starts_with("BRA 0x") && !t.contains("c[0x0][0x14") && !t.starts_with("MOV R1,"))
+            .filter(|t| {
+                !t.starts_with("NOP")
+                    && !t.starts_with("BRA 0x")
+                    && !t.contains("c[0x0][0x14")
+                    && !t.starts_with("MOV R1,")
+            })
             .take(60)
             .collect();
-        out.failures.insert(1, format!("    {}", sass.join("\n    ")));
+        out.failures
+            .insert(1, format!("    {}", sass.join("\n    ")));
     }
     out
 }
@@ -2445,7 +5212,12 @@ fn executor_matches_the_ptx_isa() {
             skipped.len()
         );
     }
-    assert!(failed.is_empty(), "{} variants disagree with the PTX ISA: {}", failed.len(), failed.join(", "));
+    assert!(
+        failed.is_empty(),
+        "{} variants disagree with the PTX ISA: {}",
+        failed.len(),
+        failed.join(", ")
+    );
 }
 
 #[cfg(test)]
@@ -2461,10 +5233,17 @@ mod reference_tests {
             let c = Dom::F32.random(&mut rng, &[b as u64]) as u32;
             let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
             let same = |s: u64, h: f32| s as u32 == h.to_bits() || (F32.is_nan(s) && h.is_nan());
-            let (ua, ub, uc) = (sf::unpack(a as u64, F32), sf::unpack(b as u64, F32), sf::unpack(c as u64, F32));
+            let (ua, ub, uc) = (
+                sf::unpack(a as u64, F32),
+                sf::unpack(b as u64, F32),
+                sf::unpack(c as u64, F32),
+            );
             assert!(same(sf::add(ua, ub, F32, Rnd::N), x + y), "{x:e} + {y:e}");
             assert!(same(sf::mul(ua, ub, F32, Rnd::N), x * y), "{x:e} * {y:e}");
-            assert!(same(sf::fma(ua, ub, uc, F32, Rnd::N), x.mul_add(y, z)), "fma {x:e} {y:e} {z:e}");
+            assert!(
+                same(sf::fma(ua, ub, uc, F32, Rnd::N), x.mul_add(y, z)),
+                "fma {x:e} {y:e} {z:e}"
+            );
             assert!(same(sf::div(ua, ub, F32, Rnd::N), x / y), "{x:e} / {y:e}");
             assert!(same(sf::sqrt(ua, F32, Rnd::N), x.sqrt()), "sqrt {x:e}");
             let (p, q, r) = (rng.next(), rng.next(), rng.next());
@@ -2474,7 +5253,10 @@ mod reference_tests {
             assert!(same64(sf::fma(up, uq, ur, F64, Rnd::N), fp.mul_add(fq, fr)));
             assert!(same64(sf::add(up, uq, F64, Rnd::N), fp + fq));
             assert!(same64(sf::div(up, uq, F64, Rnd::N), fp / fq));
-            assert!(fp.is_nan() || sf::conv(up, F32, Rnd::N) == (fp as f32).to_bits() as u64, "{fp:e} to f32");
+            assert!(
+                fp.is_nan() || sf::conv(up, F32, Rnd::N) == (fp as f32).to_bits() as u64,
+                "{fp:e} to f32"
+            );
         }
     }
 
