@@ -5218,7 +5218,33 @@ fn executor_matches_the_ptx_isa() {
         failed.len(),
         failed.join(", ")
     );
+    // A variant newly skipped is lost coverage (a decoder or lowering
+    // regression), not a pass.
+    let new: Vec<&String> = skipped
+        .iter()
+        .filter(|n| !NOT_MODELLED.contains(&n.as_str()))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "variants that used to run are now skipped as not modelled: {new:?}"
+    );
+    for n in NOT_MODELLED {
+        if only.is_none() && !skipped.iter().any(|s| s == n) {
+            println!("semantics: {n} runs now; take it off NOT_MODELLED");
+        }
+    }
 }
+
+/// The variants whose SASS the executor does not run yet: the video
+/// instructions, and `ATOM.E.CAS.64`, whose word the decoder's table lacks.
+const NOT_MODELLED: &[&str] = &[
+    "atom_global_cas_b64_old",
+    "atom_global_cas_b64_new",
+    "vabsdiff4_u32_u32_u32_add",
+    "vadd_s32_s32_s32_sat",
+    "vmax_u32_u32_u32",
+    "vadd2_u32_u32_u32",
+];
 
 #[cfg(test)]
 mod reference_tests {
