@@ -1287,8 +1287,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     Width::S16 => i16::from_le_bytes([buf[0], buf[1]]) as i32 as u32,
                     _ => word(0),
                 };
-                for (k, row) in rows.iter_mut().enumerate().take(n).skip(1) {
-                    row[l] = word(k);
+                for (k, row) in rows[1..n].iter_mut().enumerate() {
+                    row[l] = word(k + 1);
                 }
             };
             if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
