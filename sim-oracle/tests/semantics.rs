@@ -3335,6 +3335,33 @@ fn variants() -> Vec<Variant> {
 /// Byte and half selectors in conversions, and control flow: divergent loops,
 /// an indirect branch, part of a warp exiting.
 fn control_variants(v: &mut Vec<Variant>) {
+    // 64-bit compares combined with a predicate, both results.
+    for (bop, f) in [
+        ("and", (|x, y| x && y) as fn(bool, bool) -> bool),
+        ("or", |x, y| x || y),
+    ] {
+        var(
+            v,
+            &format!("setp.lt.{bop}.s64 both"),
+            &[I64, I64, I32],
+            W::B32,
+            &format!("setp.ne.u32 %p3, %c, 0; setp.lt.{bop}.s64 %p1|%p2, %a, %b, %p3; selp.u32 %t1, 1, 0, %p1; selp.u32 %t2, 2, 0, %p2; or.b32 %d, %t1, %t2;"),
+            Check::Exact,
+            move |a, b, c| {
+                let t = (a as i64) < (b as i64);
+                some32(f(t, c != 0) as u32 | (f(!t, c != 0) as u32) << 1)
+            },
+        );
+    }
+    var(
+        v,
+        "setp.hs.xor.u64",
+        &[I64, I64, I32],
+        W::B32,
+        "setp.ne.u32 %p3, %c, 0; setp.hs.xor.u64 %p1, %a, %b, %p3; selp.u32 %d, 1, 0, %p1;",
+        Check::Exact,
+        |a, b, c| flag((a >= b) ^ (c != 0)),
+    );
     var(
         v,
         "cvt.rn.f32.u8 byte 2",
@@ -5284,6 +5311,28 @@ mod reference_tests {
                 "{fp:e} to f32"
             );
         }
+    }
+
+    #[test]
+    fn approximate_checks_have_teeth() {
+        let check = Check::Approx {
+            ulps: 2.0,
+            abs: 0.0,
+            rel: 0.0,
+        };
+        let one = 1.0f64.to_bits();
+        assert!(agrees(check, W::B32, 0x3f80_0002, one));
+        assert!(!agrees(check, W::B32, 0x3f80_0003, one));
+        assert!(!agrees(check, W::B32, 0x7fc0_0000, one));
+        assert!(agrees(check, W::B32, 0x7f80_0000, f64::INFINITY.to_bits()));
+        assert!(!agrees(check, W::B32, 0x7f7f_ffff, f64::INFINITY.to_bits()));
+        let abs = Check::Approx {
+            ulps: 0.0,
+            abs: 1e-6,
+            rel: 0.0,
+        };
+        assert!(agrees(abs, W::B32, 0x3580_0000, 0)); // 2^-20 = 9.5e-7
+        assert!(!agrees(abs, W::B32, 0x3600_0000, 0)); // 2^-19
     }
 
     #[test]
