@@ -1032,11 +1032,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     (0, (1i128 << bits) - 1)
                 };
                 let r = if sat { v.clamp(lo, hi) } else { v };
-                d[l] = if dt.is_signed() {
-                    // Sign-extend the low `bits` into 32.
-                    let sh = 128 - bits;
-                    (((r << sh) >> sh) as i64) as u32
-                } else if bits == 32 {
+                // A narrow result is zero-extended, signed or not: ptxas follows
+                // `I2I.S8.U8.SAT` with a sign-extending `BFE`, and compiles
+                // `cvt.u16.s8` (whose .u16 result PTX zero-extends) to a lone
+                // `I2I.S16.S8`.
+                d[l] = if bits == 32 {
                     r as u32
                 } else {
                     (r as u32) & ((1u32 << bits) - 1)

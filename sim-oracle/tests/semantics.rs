@@ -3055,6 +3055,28 @@ fn conversion_variants(v: &mut Vec<Variant>) {
         (U32, U64, false),
         (S32, S64, true),
     ];
+    // Every other pair of integer types: without .sat, and with it wherever
+    // the destination cannot hold every source value.
+    let all = [U8, S8, U16, S16, U32, S32, U64, S64];
+    let mut pairs = pairs.to_vec();
+    for d in all {
+        for s in all {
+            if d.name == s.name {
+                continue;
+            }
+            let narrowing = d.min() > s.min() || d.max() < s.max();
+            for sat in [false, true] {
+                if (sat && !narrowing)
+                    || pairs
+                        .iter()
+                        .any(|p| p.0.name == d.name && p.1.name == s.name && p.2 == sat)
+                {
+                    continue;
+                }
+                pairs.push((d, s, sat));
+            }
+        }
+    }
     for (d, s, sat) in pairs {
         let name = format!("cvt{}.{}.{}", if sat { ".sat" } else { "" }, d.name, s.name);
         let (sw, dw) = (s.w(), d.w());
@@ -3183,6 +3205,20 @@ fn conversion_variants(v: &mut Vec<Variant>) {
         ("rzi", S64, F64, false),
         ("rni", U16, F64, false),
     ];
+    // Every rounding, every integer type, from both float types.
+    let mut f2is = f2is.to_vec();
+    for irnd in ["rni", "rzi", "rmi", "rpi"] {
+        for d in [U8, S8, U16, S16, U32, S32, U64, S64] {
+            for src in [F32, F64] {
+                if !f2is
+                    .iter()
+                    .any(|x| x.0 == irnd && x.1.name == d.name && x.2 == src && !x.3)
+                {
+                    f2is.push((irnd, d, src, false));
+                }
+            }
+        }
+    }
     for (irnd, d, src, ftz) in f2is {
         let sname = if src == F32 { "f32" } else { "f64" };
         let name = format!(
@@ -3697,7 +3733,7 @@ fn more_variants(v: &mut Vec<Variant>) {
     );
     var(
         v,
-        "cvt.sat.s8.s16",
+        "cvt.sat.s8.s16 b16 source",
         &[I32],
         W::B32,
         "cvt.u16.u32 %h1, %a; cvt.sat.s8.s16 %d, %h1;",
