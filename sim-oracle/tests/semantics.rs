@@ -19,7 +19,12 @@
 //! Where the PTX manual leaves a result unspecified (division by zero, the
 //! payload of a NaN that is not canonical, `slct.f32` with a NaN selector), the
 //! reference says so and the value is not compared. Instructions the executor
-//! reports as not modelled (`Program::problems`) are skipped with a note.
+//! reports as not modelled (`Program::problems`) are skipped with a note; the
+//! known ones are listed in `NOT_MODELLED`, and any other skip fails the test.
+//!
+//! `SEMANTICS_ONLY=name` runs the variants whose kernel name contains `name`;
+//! `SEMANTICS_PTX=file` writes the generated PTX module there (for
+//! `ptxas -arch=sm_35` and `cuobjdump -sass`).
 
 use sim_core::func::{self, Dims};
 use sim_core::mem::GlobalMem;
