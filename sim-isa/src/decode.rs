@@ -141,7 +141,7 @@ pub fn decode(word: u64) -> Result<Instruction, DecodeError> {
         if word & form.mask == form.bits {
             for g in form.groups {
                 let deco = gather(word, g.deco_bits);
-                if !matches!(g.table.get(deco as usize), Some(Some(_))) {
+                if g.decoration(deco, false).is_none() {
                     let bits = g
                         .deco_bits
                         .iter()
@@ -213,11 +213,12 @@ impl Instruction {
         for p in self.form.template {
             match *p {
                 Piece::Lit(s) => out.push_str(s),
-                Piece::Hole(g) => {
+                Piece::Hole(g) | Piece::Again(g) => {
                     let g = &self.form.groups[g as usize];
                     let (deco, val) = g.split(self.word);
                     // decode() checked every decoration value.
-                    if let Some(Some((pre, post))) = g.table.get(deco as usize) {
+                    let again = matches!(p, Piece::Again(_));
+                    if let Some((pre, post)) = g.decoration(deco, again) {
                         out.push_str(pre);
                         render::render(&mut out, g.fmt, val, g.value_bits.len() as u32, addr);
                         out.push_str(post);
@@ -230,14 +231,16 @@ impl Instruction {
 
     /// The instruction's fields in text order: for each group of its bits, the
     /// text around the value (modifiers such as `.FTZ`, a guard `@!P0 `, `-`,
-    /// `|`) and the value's meaning, for the instruction at byte `addr`.
+    /// `|`) and the value's meaning, for the instruction at byte `addr`. A group
+    /// nvdisasm prints twice (`IMAD32I R8.CC, R4, 0x160, -R8`) is a field each
+    /// time it prints, with the text around that print.
     pub fn fields(&self, addr: u64) -> impl Iterator<Item = Field> + '_ {
         self.form.template.iter().filter_map(move |p| match *p {
             Piece::Lit(_) => None,
-            Piece::Hole(g) => {
+            Piece::Hole(g) | Piece::Again(g) => {
                 let g = &self.form.groups[g as usize];
                 let (deco, val) = g.split(self.word);
-                let (pre, post) = g.table.get(deco as usize).copied().flatten()?;
+                let (pre, post) = g.decoration(deco, matches!(p, Piece::Again(_)))?;
                 Some(Field {
                     pre,
                     post,
@@ -298,6 +301,50 @@ pub(crate) mod tests {
         assert!(b.fields(0x68).any(|f| f.value == Value::Target(0x68)));
         let g = decode(0x1800_0000_0000_003c).unwrap(); // @P0 EXIT;
         assert!(g.fields(0x50).any(|f| f.pre == "@P0 "));
+    }
+
+    /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): words whose text has an
+    /// optional operand, or a field printed twice.
+    const RECORDED_SHAPES: [(u64, &str); 6] = [
+        (0x84800000b01c1020, "IMAD32I.U32.U32 R8.CC, R4, 0x160, -R8;"),
+        (0x0000000000800300, "BPT.TRAP 0x1;"),
+        (0x0000000000000300, "BPT.TRAP;"),
+        (0x85800000011cbc02, "NOP.TRIG 0x2;"),
+        (0x8540dc00009c0002, "BAR.SYNC 0x0, 0x1;"),
+        (
+            0x7540a805021ffc02,
+            "TXQ.T R0, RZ, TEX_HEADER_DIMENSION, 0x54, 0x1;",
+        ),
+    ];
+
+    #[test]
+    fn optional_operands_and_fields_printed_twice() {
+        for (w, text) in RECORDED_SHAPES {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+    }
+
+    #[test]
+    fn a_field_printed_twice_is_a_field_each_time() {
+        use render::Value;
+        let i = decode(0x84800000b01c1020).unwrap(); // IMAD32I.U32.U32 R8.CC, R4, 0x160, -R8;
+        let ops: Vec<Value> = i
+            .fields(0x8)
+            .map(|f| f.value)
+            .filter(|v| *v != Value::None && !matches!(v, Value::Pred(_)))
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                Value::Reg(8),
+                Value::Reg(4),
+                Value::Int(0x160),
+                Value::Reg(8)
+            ]
+        );
+        // The text around each print is its own: `.CC` after the first only.
+        let posts: Vec<&str> = i.fields(0x8).map(|f| f.post).collect();
+        assert_eq!(posts.iter().filter(|p| **p == ".CC").count(), 1);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use crate::decode::{decode, index_order};
 use crate::render;
 use crate::sm35_table::FORMS;
-use crate::table::{gather, scatter, Form, Piece};
+use crate::table::{gather, scatter, Fmt, Form, Piece};
 
 /// Why a text does not encode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -159,6 +159,18 @@ impl Matcher<'_> {
         };
         match *p {
             Piece::Lit(s) => rest.starts_with(s) && self.piece(k + 1, pos + s.len(), word),
+            Piece::Again(g) => {
+                // The group was set at its first print: its second must follow.
+                let g = &self.form.groups[g as usize];
+                let (deco, val) = g.split(word);
+                let Some((pre, post)) = g.decoration(deco, true) else {
+                    return false;
+                };
+                let mut s = String::from(pre);
+                render::render(&mut s, g.fmt, val, g.value_bits.len() as u32, self.addr);
+                s.push_str(post);
+                rest.starts_with(&s) && self.piece(k + 1, pos + s.len(), word)
+            }
             Piece::Hole(g) => {
                 let g = &self.form.groups[g as usize];
                 let width = g.value_bits.len() as u32;
@@ -167,7 +179,7 @@ impl Matcher<'_> {
                 let order = std::iter::once(preferred)
                     .chain((0..g.table.len()).filter(|&d| d != preferred));
                 for deco in order {
-                    let Some(Some((pre, post))) = g.table.get(deco) else {
+                    let Some((pre, post)) = g.decoration(deco as u64, false) else {
                         continue;
                     };
                     if !rest.starts_with(pre) {
@@ -187,13 +199,20 @@ impl Matcher<'_> {
                     // hold no `,` or `;`, and only the blanks `blank_in_value`
                     // allows.
                     let vtext = &self.text[vstart..];
+                    // An optional operand starts with its own separator.
+                    let own = match g.fmt {
+                        Fmt::OptHex { comma: true } if vtext.starts_with(", ") => 2,
+                        _ => 0,
+                    };
                     let stop = vtext
                         .char_indices()
+                        .skip(own)
                         .find(|&(i, c)| {
                             c == ',' || c == ';' || (c == ' ' && !blank_in_value(vtext, i))
                         })
                         .map_or(vtext.len(), |(i, _)| i);
-                    for end in (1..=stop).rev() {
+                    // An optional operand may be empty (`Fmt::OptHex`).
+                    for end in (0..=stop).rev() {
                         if !vtext.is_char_boundary(end) || !vtext[end..].starts_with(post) {
                             continue;
                         }
@@ -233,6 +252,24 @@ mod tests {
         for (w, addr, text) in crate::decode::tests::RECORDED {
             assert_eq!(assemble(text, addr), Ok(w), "{text}");
         }
+    }
+
+    #[test]
+    fn optional_operands_and_fields_printed_twice_encode() {
+        for text in [
+            "IMAD32I.U32.U32 R8.CC, R4, 0x160, -R8;",
+            "IMAD32I.U32.U32 R8, R4, 0x160, R8;",
+            "BPT.TRAP 0x1;",
+            "BPT.TRAP;",
+            "NOP.TRIG 0x2;",
+            "BAR.SYNC 0x0, 0x1;",
+            "BAR.SYNC 0x0;",
+        ] {
+            let w = assemble(text, 0).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(disassemble(w, 0).as_deref(), Ok(text));
+        }
+        // The destination and the addend are one field: they cannot differ.
+        assert!(assemble("IMAD32I.U32.U32 R8, R4, 0x160, R9;", 0).is_err());
     }
 
     #[test]

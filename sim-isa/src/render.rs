@@ -56,6 +56,7 @@ pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
         Fmt::Reg => Value::Reg(value as u8),
         Fmt::Pred => Value::Pred(value as u8),
         Fmt::Hex { shl } => Value::Int((value << shl) as i64),
+        Fmt::OptHex { .. } => Value::Int(value as i64),
         Fmt::SHex { shl } => Value::Int(sext(value, width) << shl),
         Fmt::PcRel => Value::Target(
             (addr as i64)
@@ -115,6 +116,13 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
         }
         Fmt::Hex { shl } => {
             let _ = write!(out, "{:#x}", value << shl);
+            true
+        }
+        Fmt::OptHex { comma } => {
+            if value != 0 {
+                let sep = if comma { ", " } else { " " };
+                let _ = write!(out, "{sep}{value:#x}");
+            }
             true
         }
         Fmt::SHex { shl } => {
@@ -271,6 +279,13 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
             let low = v & ((1u64 << shl) - 1);
             (low == 0).then_some(v >> shl).filter(|v| *v <= mask)
         }
+        Fmt::OptHex { comma } => match text {
+            "" => Some(0),
+            _ => {
+                let t = text.strip_prefix(if comma { ", " } else { " " })?;
+                parse(Fmt::Hex { shl: 0 }, t, width, 0).filter(|v| *v != 0)
+            }
+        },
         Fmt::SHex { shl } => {
             let (neg, t) = match text.strip_prefix('-') {
                 Some(t) => (true, t),
@@ -388,6 +403,22 @@ mod tests {
         assert_eq!(r(Fmt::SHex { shl: 0 }, 0xfffff, 20, 0), "-0x1");
         assert_eq!(r(Fmt::Hex { shl: 2 }, 0x52, 14, 0), "0x148");
         assert_eq!(parse(Fmt::Hex { shl: 2 }, "0x148", 14, 0), Some(0x52));
+    }
+
+    #[test]
+    fn optional_operands_vanish_at_zero() {
+        // Recorded from nvdisasm 11.8: `BPT.TRAP 0x1;` and `BPT.TRAP;`.
+        let (first, later) = (Fmt::OptHex { comma: false }, Fmt::OptHex { comma: true });
+        assert_eq!(r(first, 1, 20, 0), " 0x1");
+        assert_eq!(r(first, 0, 20, 0), "");
+        assert_eq!(parse(first, " 0x80000", 20, 0), Some(0x80000));
+        assert_eq!(parse(first, "", 20, 0), Some(0));
+        assert_eq!(parse(first, " 0x0", 20, 0), None);
+        assert_eq!(value_of(first, 2, 20, 0), Value::Int(2));
+        // `NOP.TRIG CC.F, 0x2;` and `NOP.TRIG CC.F;`.
+        assert_eq!(r(later, 2, 16, 0), ", 0x2");
+        assert_eq!(parse(later, ", 0x2", 16, 0), Some(2));
+        assert_eq!(parse(later, " 0x2", 16, 0), None);
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! Its text is a template of literal pieces and holes, one hole per group; a group
 //! renders its bits as `pre + value + post`, where `pre`/`post` come from a table
 //! indexed by the group's *decoration* bits and `value` from a numeric format of
-//! its *value* bits.
+//! its *value* bits. A field nvdisasm prints twice (the destination that is also
+//! the addend of `IMAD32I R8.CC, R4, 0x160, -R8`) is one group with a second
+//! hole, [`Piece::Again`], that prints its value with decorations of its own.
 //!
 //! The decoder, printer, parser and encoder all read this one description; nothing
 //! about an encoding is written anywhere else.
@@ -44,6 +46,9 @@ pub enum Piece {
     Lit(&'static str),
     /// The text of group `n`.
     Hole(u8),
+    /// The value of group `n` printed a second time, later in the text, with
+    /// the decorations of the group's `again` table.
+    Again(u8),
 }
 
 /// A group of instruction bits that prints as one stretch of text.
@@ -58,6 +63,9 @@ pub struct Group {
     /// Indexed by the decoration value: the text before and after the value, or
     /// `None` where nvdisasm rejects the word.
     pub table: &'static [Option<(&'static str, &'static str)>],
+    /// For a group whose value prints twice ([`Piece::Again`]), the text around
+    /// the second print, indexed likewise; empty for the others.
+    pub again: &'static [Option<(&'static str, &'static str)>],
 }
 
 /// How the value bits of a group print.
@@ -72,6 +80,11 @@ pub enum Fmt {
     /// Unsigned hexadecimal of the value shifted left by `shl` (constant-bank
     /// offsets are stored in words): `0x1f`; zero is `0x0`.
     Hex { shl: u8 },
+    /// An optional last operand: its separator and the value in hexadecimal, or
+    /// nothing at all when it is zero (`BPT.TRAP 0x1` and `BPT.TRAP`;
+    /// `NOP.TRIG CC.F, 0x2` and `NOP.TRIG CC.F`). The separator is `, ` after
+    /// another operand (`comma`), else a blank.
+    OptHex { comma: bool },
     /// Two's-complement signed hexadecimal of the field's width, shifted left by
     /// `shl`: `-0x10`.
     SHex { shl: u8 },
@@ -102,6 +115,23 @@ pub enum Fmt {
 }
 
 impl Group {
+    /// The text around the value of the `again`-th print (0 or 1) of this group
+    /// for decoration value `deco`, or `None` where nvdisasm rejects the word
+    /// (in either print).
+    #[inline]
+    pub fn decoration(&self, deco: u64, again: bool) -> Option<(&'static str, &'static str)> {
+        let first = self.table.get(deco as usize).copied().flatten();
+        if self.again.is_empty() {
+            return first;
+        }
+        let second = self.again.get(deco as usize).copied().flatten();
+        if again {
+            first.and(second)
+        } else {
+            second.and(first)
+        }
+    }
+
     /// The decoration and value parts of `word` for this group.
     #[inline]
     pub fn split(&self, word: u64) -> (u64, u64) {

@@ -2,9 +2,9 @@
 //! corpus (`traces/isa-corpus/corpus.txt`, texts recorded from nvdisasm 11.8 as if
 //! each word sat at address 0x8). Needs no tools: the corpus is committed.
 //!
-//! The goal is 100%; until the crack reaches it, this test holds the line
-//! at the agreement already reached (`FLOOR`) and prints the figures, so any
-//! regression fails and any gain is visible.
+//! The goal is 100%, and the committed table reaches it: `FLOOR` is every
+//! word of the corpus, so any regression fails; the test prints the figures and
+//! the words that disagree.
 
 mod common;
 
@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use sim_isa::decode::disassemble;
 
 /// Words of the corpus the committed table must print exactly, at least.
-const FLOOR: usize = 23_534;
+const FLOOR: usize = 23_544;
 
 #[test]
 fn corpus_words_print_as_nvdisasm_prints_them() {

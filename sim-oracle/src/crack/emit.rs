@@ -44,31 +44,32 @@ pub fn emit(forms: &[LearnedForm]) -> String {
                 LearnedPiece::Hole(g) => {
                     let _ = write!(body, "H({g}), ");
                 }
+                LearnedPiece::Again(g) => {
+                    let _ = write!(body, "A({g}), ");
+                }
             }
         }
         body.push_str("],\n        groups: &[");
         for g in &f.groups {
             let db = intern(&mut bits_pool, &mut bits_ix, format!("{:?}", g.deco_bits));
             let vb = intern(&mut bits_pool, &mut bits_ix, format!("{:?}", g.value_bits));
-            let mut t = String::from("[");
-            for e in &g.table {
-                match e {
-                    None => t.push_str("None, "),
-                    Some((a, b)) => {
-                        let _ = write!(t, "Some(({a:?}, {b:?})), ");
-                    }
-                }
-            }
-            t.push(']');
-            let ti = intern(&mut table_pool, &mut table_ix, t);
-            let _ = write!(body, "\n            Group {{ deco_bits: &B{db}, value_bits: &B{vb}, fmt: {}, table: &T{ti} }},", fmt_src(g.fmt));
+            let ti = intern(&mut table_pool, &mut table_ix, table_src(&g.table));
+            let again = if g.again.is_empty() {
+                "&[]".to_string()
+            } else {
+                format!(
+                    "&T{}",
+                    intern(&mut table_pool, &mut table_ix, table_src(&g.again))
+                )
+            };
+            let _ = write!(body, "\n            Group {{ deco_bits: &B{db}, value_bits: &B{vb}, fmt: {}, table: &T{ti}, again: {again} }},", fmt_src(g.fmt));
         }
         body.push_str("\n        ] },\n");
     }
     let mut out = String::new();
     out.push_str(HEADER);
     out.push_str("\n//! The sm_35 instruction forms learned from nvdisasm. See `table.rs` for the schema.\n\n");
-    out.push_str("#![allow(clippy::all)]\nuse crate::table::{Fmt, Form, Group, Piece::{Hole as H, Lit as L}};\n\n");
+    out.push_str("#![allow(clippy::all)]\nuse crate::table::{Fmt, Form, Group, Piece::{Again as A, Hole as H, Lit as L}};\n\n");
     for (i, b) in bits_pool.iter().enumerate() {
         let n = b.matches(',').count() + usize::from(b.len() > 2);
         let _ = writeln!(out, "static B{i}: [u8; {n}] = {b};");
@@ -82,6 +83,21 @@ pub fn emit(forms: &[LearnedForm]) -> String {
         "\n/// Every learned form.\npub static FORMS: &[Form] = &[\n{body}];\n"
     );
     out
+}
+
+/// A decoration table as a Rust array literal.
+fn table_src(table: &[Option<(String, String)>]) -> String {
+    let mut t = String::from("[");
+    for e in table {
+        match e {
+            None => t.push_str("None, "),
+            Some((a, b)) => {
+                let _ = write!(t, "Some(({a:?}, {b:?})), ");
+            }
+        }
+    }
+    t.push(']');
+    t
 }
 
 fn fmt_src(f: Fmt) -> String {

@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, HashMap};
 use sim_isa::render;
 use sim_isa::table::{gather, scatter, Fmt};
 
-use super::text::{diff_span, is_numeric, mnemonic, operands, signature, tokens};
+use super::text::{
+    diff_span, is_numeric, mnemonic, operands, optional_operand, repeated_change, same_form,
+    signature, tokens,
+};
 use super::MAX_ENUM_BITS;
 
 /// A group whose decoration part is wider than this is not explained by a format.
@@ -33,13 +36,20 @@ pub struct LearnedGroup {
     pub fmt: Fmt,
     /// Indexed by decoration value.
     pub table: Vec<Option<(String, String)>>,
+    /// For a group whose value prints twice, the decorations of the second
+    /// print; empty otherwise.
+    pub again: Vec<Option<(String, String)>>,
 }
 
 /// A piece of a learned template.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LearnedPiece {
     Lit(String),
+    /// A group's text.
     Hole(usize),
+    /// A group's value printed a second time, with the decorations of its
+    /// `again` table.
+    Again(usize),
 }
 
 /// A learned form.
@@ -212,7 +222,8 @@ fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
         let opcode = match &l.raw(f).text {
             Err(e) => is_opcode_rejection(e),
             Ok(tf) => {
-                signature(tf) != sig || crosses_operands(t, &l.canon(f, pcrel).unwrap_or_default())
+                let ctf = l.canon(f, pcrel).unwrap_or_default();
+                !optional_operand(t, &ctf) && (signature(tf) != sig || crosses_operands(t, &ctf))
             }
         };
         if opcode {
@@ -226,6 +237,10 @@ fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
 /// change of layout, not of one field.
 fn crosses_operands(x: &str, y: &str) -> bool {
     let (xt, yt) = (tokens(x), tokens(y));
+    // One field printed in two operands is still one field.
+    if repeated_change(&xt, &yt).is_some() {
+        return false;
+    }
     let (a, b, b2) = diff_span(&xt, &yt);
     xt[a..b].contains(&",") || yt[a..b2].contains(&",")
 }
@@ -241,7 +256,13 @@ struct Work {
     sig: String,
     pcrel: Vec<usize>,
     variants: Vec<u64>,
+    /// How many of the variants are seeds (the first is): the others are
+    /// random words of the form.
+    seeds: usize,
 }
+
+/// At most this many seeds of a form are its variants.
+const MAX_SEED_VARIANTS: usize = 4;
 
 /// Runs the crack over `seeds`.
 pub fn crack(
@@ -299,16 +320,20 @@ pub fn crack(
             let sig = signature(&t);
             let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
             let key = (mask, s & mask);
-            if let std::collections::btree_map::Entry::Vacant(e) = works.entry(key) {
-                e.insert(Work {
-                    seed: s,
-                    mask,
-                    sig,
-                    pcrel: pcrel.clone(),
-                    variants: vec![s],
-                });
-                l.pcrel_ops.insert(key, pcrel);
-                new_keys.push(key);
+            match works.entry(key) {
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(Work {
+                        seed: s,
+                        mask,
+                        sig,
+                        pcrel: pcrel.clone(),
+                        variants: vec![s],
+                        seeds: 1,
+                    });
+                    l.pcrel_ops.insert(key, pcrel);
+                    new_keys.push(key);
+                }
+                std::collections::btree_map::Entry::Occupied(_) => {}
             }
         }
         log(&format!(
@@ -359,11 +384,11 @@ pub fn crack(
         l.fetch(cands.iter().map(|c| c.1))?;
         for (key, c) in cands {
             let w = works.get_mut(&key).expect("form");
-            if w.variants.len() >= 6 || w.variants.contains(&c) {
+            if w.variants.len() >= w.seeds + 5 || w.variants.contains(&c) {
                 continue;
             }
             if let Ok(t) = l.canon(c, &w.pcrel) {
-                if signature(&t) == w.sig {
+                if same_form(&signature(&t), &w.sig) {
                     w.variants.push(c);
                 }
             }
@@ -402,6 +427,32 @@ pub fn crack(
         valid.len()
     ));
 
+    // The seeds a form holds (as the decoder would pick it) are its variants
+    // too: ptxas's words show fields that random ones hide (VMNMX's sign types
+    // print only with valid byte selectors). Their flips were fetched in pass 1.
+    let mut masks: Vec<u64> = works.keys().map(|k| k.0).collect();
+    masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
+    masks.dedup();
+    for &s in &valid {
+        let Some(key) = masks
+            .iter()
+            .map(|&m| (m, s & m))
+            .find(|k| works.contains_key(k))
+        else {
+            continue;
+        };
+        let w = works.get_mut(&key).expect("form");
+        if w.seeds >= MAX_SEED_VARIANTS || w.variants.contains(&s) {
+            continue;
+        }
+        if l.canon(s, &w.pcrel)
+            .is_ok_and(|t| same_form(&signature(&t), &w.sig))
+        {
+            w.variants.push(s);
+            w.seeds += 1;
+        }
+    }
+
     let keys: Vec<(u64, u64)> = works.keys().copied().collect();
     // Pass 4: group structure, then rounds of enumeration; a group whose values
     // change text outside its hole is widened and merged with what it overlaps,
@@ -412,7 +463,8 @@ pub fn crack(
         .iter()
         .enumerate()
         .flat_map(|(i, k)| {
-            let (mask, bits) = *k;
+            let mask = k.0 | plans[i].fixed;
+            let bits = k.1 | (plans[i].base & plans[i].fixed);
             (0..96)
                 .map(|_| (i, bits | (rng.next() & !mask)))
                 .collect::<Vec<_>>()
@@ -486,7 +538,7 @@ pub fn crack(
             let want = l.canon(word, &pcrel).ok();
             // A word that nvdisasm reads as another form says nothing about this one.
             if let Some(t) = &want {
-                if signature(t) != signature(&f_seed_text(&l, f, &pcrel)) {
+                if !same_form(&signature(t), &signature(&f_seed_text(&l, f, &pcrel))) {
                     continue;
                 }
             }
@@ -661,13 +713,20 @@ struct Plan {
     /// The variant whose text is the template.
     base: u64,
     base_toks: Vec<String>,
-    /// Groups: bits, token span in the base text.
-    groups: Vec<(Vec<u8>, usize, usize)>,
+    /// Groups: bits, and the token spans of the base text they print in.
+    groups: Vec<PlanGroup>,
     ignored: u64,
+    /// Bits that are not the form's opcode bits but no value of which other than
+    /// the base word's prints: they join the form's fixed bits.
+    fixed: u64,
     problem: Option<String>,
     /// Groups (by bits) enumerated in full though wider than [`MAX_ENUM_BITS`].
     full: Vec<Vec<u8>>,
 }
+
+/// A group of a plan: its bits, and the token spans `[a, b)` of the base text it
+/// prints in, in order: one, or one per print of a field printed twice.
+type PlanGroup = (Vec<u8>, Vec<(usize, usize)>);
 
 /// Groups of up to this many bits that no format explains, and whose bits all
 /// change modifiers, are enumerated in full (SUSTGA's run of 14 modifier bits).
@@ -685,7 +744,7 @@ impl Plan {
 
     fn enum_words(&self) -> Vec<u64> {
         let mut out = Vec::new();
-        for (bits, _, _) in &self.groups {
+        for (bits, _) in &self.groups {
             for v in self.values(bits) {
                 out.push(scatter(self.base, bits, v));
             }
@@ -718,11 +777,14 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
     let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
     let field_bits: Vec<u8> = (0..64u8).filter(|i| w.mask >> i & 1 == 0).collect();
     // spans[variant][bit] = Some((a, b)) token span changed by flipping the bit.
-    let mut spans: Vec<HashMap<u8, (usize, usize)>> = Vec::new();
+    // Usually one span; one per print for a field printed twice.
+    let mut spans: Vec<HashMap<u8, Vec<(usize, usize)>>> = Vec::new();
+    let mut variant_toks: Vec<Vec<String>> = Vec::new();
     let mut changed = 0u64;
     for &v in &w.variants {
         let tv = l.canon(v, &pcrel).expect("variant is valid");
         let xt = tokens(&tv);
+        variant_toks.push(xt.iter().map(|t| t.to_string()).collect());
         let mut m = HashMap::new();
         for &i in &field_bits {
             match l.canon(v ^ (1u64 << i), &pcrel) {
@@ -730,8 +792,11 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
                     if tf != tv {
                         changed |= 1u64 << i;
                         let yt = tokens(&tf);
-                        let (a, b, _) = diff_span(&xt, &yt);
-                        m.insert(i, (a, b));
+                        let hunks = repeated_change(&xt, &yt).unwrap_or_else(|| {
+                            let (a, b, _) = diff_span(&xt, &yt);
+                            vec![(a, b)]
+                        });
+                        m.insert(i, hunks);
                     }
                 }
                 Err(_) => {
@@ -748,10 +813,17 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
             acc
         }
     });
+    // A bit whose flip nvdisasm rejects in every variant (a value of a named
+    // table no other value of which is valid here: TXQ's `TEX_HEADER_DIMENSION`)
+    // prints nowhere: it is fixed for this form, like an opcode bit.
+    let fixed = field_bits
+        .iter()
+        .filter(|&&i| changed >> i & 1 == 1 && spans.iter().all(|m| !m.contains_key(&i)))
+        .fold(0u64, |acc, &i| acc | 1u64 << i);
     let active: Vec<u8> = field_bits
         .iter()
         .copied()
-        .filter(|i| changed >> i & 1 == 1)
+        .filter(|i| changed >> i & 1 == 1 && fixed >> i & 1 == 0)
         .collect();
 
     // Union-find: bits that overlap in every variant where both change the text.
@@ -768,10 +840,10 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         for &j in &active[x + 1..] {
             let mut seen = 0;
             let mut all = true;
-            for m in &spans {
-                if let (Some(&si), Some(&sj)) = (m.get(&i), m.get(&j)) {
+            for (m, toks) in spans.iter().zip(&variant_toks) {
+                if let (Some(si), Some(sj)) = (m.get(&i), m.get(&j)) {
                     seen += 1;
-                    if !overlaps(si, sj) {
+                    if !si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
                         all = false;
                         break;
                     }
@@ -807,30 +879,51 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         }
         let nonempty = bit_groups
             .iter()
-            .filter(|g| g.iter().filter_map(|b| m.get(b)).any(|s| s.0 < s.1))
+            .filter(|g| {
+                g.iter()
+                    .filter_map(|b| m.get(b))
+                    .flatten()
+                    .any(|s| s.0 < s.1)
+            })
             .count();
         if best.is_none_or(|b| nonempty > b.1) {
             best = Some((vi, nonempty));
         }
     }
     let Some((vi, _)) = best else {
+        if debug_seed() == Some(w.seed) {
+            for (vi, m) in spans.iter().enumerate() {
+                eprintln!(
+                    "variant {:#018x} {:?}",
+                    w.variants[vi],
+                    l.canon(w.variants[vi], &pcrel)
+                );
+                for g in &bit_groups {
+                    let s: Vec<_> = g
+                        .iter()
+                        .filter_map(|b| m.get(b).map(|s| (*b, s.clone())))
+                        .collect();
+                    eprintln!("   group {g:?}: {s:?}");
+                }
+            }
+        }
         return Plan {
             base: w.seed,
             base_toks: Vec::new(),
             groups: Vec::new(),
             ignored,
+            fixed,
             problem: Some(format!("no variant shows all {} groups", bit_groups.len())),
             full: Vec::new(),
         };
     };
     let m = &spans[vi];
-    let groups: Vec<(Vec<u8>, usize, usize)> = bit_groups
+    let groups: Vec<PlanGroup> = bit_groups
         .into_iter()
         .map(|g| {
-            let ss: Vec<(usize, usize)> = g.iter().filter_map(|b| m.get(b).copied()).collect();
-            let a = ss.iter().map(|s| s.0).min().unwrap_or(0);
-            let b = ss.iter().map(|s| s.1).max().unwrap_or(0);
-            (g, a, b)
+            let ss: Vec<&Vec<(usize, usize)>> = g.iter().filter_map(|b| m.get(b)).collect();
+            let holes = holes_of(&ss);
+            (g, holes)
         })
         .collect();
     let base = w.variants[vi];
@@ -838,14 +931,16 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
     if debug_seed() == Some(w.seed) {
         eprintln!("plan for {:#018x}: base {base:#018x} {tv}", w.seed);
         for g in &groups {
-            eprintln!("  group {:?} span [{}, {})", g.0, g.1, g.2);
+            eprintln!("  group {:?} holes {:?}", g.0, g.1);
         }
     }
+    let base_toks: Vec<String> = tokens(&tv).iter().map(|s| s.to_string()).collect();
     Plan {
         base,
-        base_toks: tokens(&tv).iter().map(|s| s.to_string()).collect(),
-        groups: normalize(groups),
+        groups: normalize(&base_toks, groups),
+        base_toks,
         ignored,
+        fixed,
         problem: None,
         full: Vec::new(),
     }
@@ -879,19 +974,34 @@ fn overlaps(s: (usize, usize), t: (usize, usize)) -> bool {
     a1 < b2 && a2 < b1
 }
 
-/// Merges colliding groups until all spans are disjoint; sorts them by position.
-fn normalize(mut groups: Vec<(Vec<u8>, usize, usize)>) -> Vec<(Vec<u8>, usize, usize)> {
+/// Whether two token spans of `toks` collide ([`overlaps`]), except spans that
+/// only touch where the second starts with a comma: an optional operand
+/// (`BAR.SYNC 0x0, 0x1`) is a field of its own.
+fn collide(toks: &[String], s: (usize, usize), t: (usize, usize)) -> bool {
+    let comma_at = |i: usize| toks.get(i).is_some_and(|x| x == ",");
+    let apart = (s.1 == t.0 && s.0 < s.1 && t.0 < t.1 && comma_at(t.0))
+        || (t.1 == s.0 && t.0 < t.1 && s.0 < s.1 && comma_at(s.0));
+    !apart && overlaps(s, t)
+}
+
+/// Merges colliding groups (spans of `toks`) until all spans are disjoint; sorts
+/// them by position.
+fn normalize(toks: &[String], mut groups: Vec<PlanGroup>) -> Vec<PlanGroup> {
+    let collide = |x: &PlanGroup, y: &PlanGroup| {
+        x.1.iter()
+            .any(|&s| y.1.iter().any(|&t| collide(toks, s, t)))
+    };
     loop {
         let mut merged = false;
         'outer: for i in 0..groups.len() {
             for j in i + 1..groups.len() {
-                if overlaps((groups[i].1, groups[i].2), (groups[j].1, groups[j].2)) {
+                if collide(&groups[i], &groups[j]) {
                     let g = groups.remove(j);
                     let f = &mut groups[i];
                     f.0.extend(g.0);
                     f.0.sort_unstable();
-                    f.1 = f.1.min(g.1);
-                    f.2 = f.2.max(g.2);
+                    f.1.extend(g.1);
+                    f.1 = coalesce(std::mem::take(&mut f.1));
                     merged = true;
                     break 'outer;
                 }
@@ -901,8 +1011,70 @@ fn normalize(mut groups: Vec<(Vec<u8>, usize, usize)>) -> Vec<(Vec<u8>, usize, u
             break;
         }
     }
-    groups.sort_by_key(|g| (g.1, g.2));
+    groups.sort_by_key(|g| g.1.first().copied());
     groups
+}
+
+/// Spans sorted, those that collide joined.
+fn coalesce(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    spans.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for s in spans {
+        match out.last_mut() {
+            Some(l) if overlaps(*l, s) || s.0 < l.1 => l.1 = l.1.max(s.1),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// The holes of a group, from the spans its bits change: one around all of them;
+/// or, when a bit changes a field printed in several places, one around each
+/// place and the spans that collide with it.
+fn holes_of(spans: &[&Vec<(usize, usize)>]) -> Vec<(usize, usize)> {
+    let all = spans.iter().flat_map(|s| s.iter());
+    let one = vec![(
+        all.clone().map(|s| s.0).min().unwrap_or(0),
+        all.clone().map(|s| s.1).max().unwrap_or(0),
+    )];
+    let Some(rep) = spans.iter().find(|s| s.len() > 1) else {
+        return one;
+    };
+    let mut holes: Vec<(usize, usize)> = rep.to_vec();
+    for &s in all {
+        let Some(h) = holes.iter_mut().find(|h| overlaps(**h, s)) else {
+            return one;
+        };
+        h.0 = h.0.min(s.0);
+        h.1 = h.1.max(s.1);
+    }
+    holes.sort_unstable();
+    if holes.windows(2).any(|p| overlaps(p[0], p[1])) {
+        return one;
+    }
+    holes
+}
+
+/// The texts of the holes `holes` (token spans of `toks`) in `t`, if `t` is
+/// `toks` with only the holes changed.
+fn split_holes(toks: &[String], holes: &[(usize, usize)], t: &str) -> Option<Vec<String>> {
+    let (first, last) = (holes.first()?, holes.last()?);
+    let prefix: String = toks[..first.0].concat();
+    let suffix: String = toks[last.1..].concat();
+    if t.len() < prefix.len() + suffix.len() || !t.starts_with(&prefix) || !t.ends_with(&suffix) {
+        return None;
+    }
+    let inner = &t[prefix.len()..t.len() - suffix.len()];
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for p in holes.windows(2) {
+        let mid: String = toks[p[0].1..p[1].0].concat();
+        let at = pos + inner[pos..].find(&mid)?;
+        out.push(inner[pos..at].to_string());
+        pos = at + mid.len();
+    }
+    out.push(inner[pos..].to_string());
+    Some(out)
 }
 
 /// Widens every group whose enumerated values change text outside its hole, and
@@ -920,7 +1092,7 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
             };
             // A value that makes another instruction (ATOM with destination RZ
             // is RED) belongs to that instruction's form, not this one.
-            if signature(&t) != w.sig {
+            if !same_form(&signature(&t), &w.sig) {
                 continue;
             }
             let tt = tokens(&t);
@@ -928,22 +1100,25 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
             if da == db && db == base_toks.len() && tt.len() == base_toks.len() {
                 continue; // identical
             }
-            if da < g.1 || db > g.2 {
+            if g.1.len() > 1 && split_holes(&plan.base_toks, &g.1, &t).is_some() {
+                continue; // a field printed twice, changed in its places only
+            }
+            let (a, b) = (g.1[0].0, g.1[g.1.len() - 1].1);
+            if g.1.len() > 1 || da < a || db > b {
                 if debug_seed() == Some(w.seed) {
                     eprintln!(
-                        "widen {:?} [{}, {}) by value {v:#x} to [{da}, {db}): {t}",
-                        g.0, g.1, g.2
+                        "widen {:?} {:?} by value {v:#x} to [{da}, {db}): {t}",
+                        g.0, g.1
                     );
                 }
-                g.1 = g.1.min(da);
-                g.2 = g.2.max(db);
+                g.1 = vec![(a.min(da), b.max(db))];
                 changed = true;
             }
         }
     }
     if changed {
         let groups = std::mem::take(&mut plan.groups);
-        plan.groups = normalize(groups);
+        plan.groups = normalize(&plan.base_toks, groups);
     }
     changed
 }
@@ -953,8 +1128,8 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
     let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
     let seed_text = l.canon(w.seed, &pcrel).unwrap_or_default();
     let mut form = LearnedForm {
-        mask: w.mask,
-        bits: w.seed & w.mask,
+        mask: w.mask | plan.fixed,
+        bits: (w.seed & w.mask) | (plan.base & plan.fixed),
         mnemonic: mnemonic(&seed_text).1.to_string(),
         template: Vec::new(),
         groups: Vec::new(),
@@ -971,39 +1146,56 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         return form;
     }
     let toks = &plan.base_toks;
+    // The template: literal text between the holes, in text order; a group's
+    // first hole prints it, a second one prints its value again.
+    let mut holes_in_order: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (gi, (_, spans)) in plan.groups.iter().enumerate() {
+        for (k, &(a, b)) in spans.iter().enumerate() {
+            holes_in_order.push((a, b, gi, k));
+        }
+    }
+    holes_in_order.sort_unstable();
     let mut pos = 0;
-    let mut lit = String::new();
-    for (gi, (bits, a, b)) in plan.groups.iter().enumerate() {
-        for t in &toks[pos..*a] {
-            lit.push_str(t);
-        }
+    for &(a, b, gi, k) in &holes_in_order {
+        let lit: String = toks[pos.min(a)..a].concat();
         if !lit.is_empty() {
-            form.template
-                .push(LearnedPiece::Lit(std::mem::take(&mut lit)));
+            form.template.push(LearnedPiece::Lit(lit));
         }
-        form.template.push(LearnedPiece::Hole(gi));
-        pos = *b;
-        let prefix: String = toks[..*a].concat();
-        let suffix: String = toks[*b..].concat();
-        // Hole texts for each sampled value.
-        let mut holes: Vec<(u64, Option<String>)> = Vec::new();
+        form.template.push(match k {
+            0 => LearnedPiece::Hole(gi),
+            _ => LearnedPiece::Again(gi),
+        });
+        pos = b;
+    }
+    let lit: String = toks[pos.min(toks.len())..].concat();
+    if !lit.is_empty() {
+        form.template.push(LearnedPiece::Lit(lit));
+    }
+    for (gi, (bits, spans)) in plan.groups.iter().enumerate() {
+        if spans.len() > 2 {
+            form.problem = Some(format!(
+                "group {gi} (bits {bits:?}) prints {} times",
+                spans.len()
+            ));
+        }
+        // Hole texts for each sampled value, one per print.
+        let mut holes: Vec<Vec<(u64, Option<String>)>> = vec![Vec::new(); spans.len()];
         let mut bad = None;
         for v in plan.values(bits) {
             let word = scatter(plan.base, bits, v);
-            match l.canon(word, &pcrel) {
-                Err(_) => holes.push((v, None)),
-                Ok(t) if signature(&t) != w.sig => holes.push((v, None)),
+            let texts = match l.canon(word, &pcrel) {
+                Err(_) => None,
+                Ok(t) if !same_form(&signature(&t), &w.sig) => None,
                 Ok(t) => {
-                    if t.len() >= prefix.len() + suffix.len()
-                        && t.starts_with(&prefix)
-                        && t.ends_with(&suffix)
-                    {
-                        holes.push((v, Some(t[prefix.len()..t.len() - suffix.len()].to_string())));
-                    } else {
+                    let texts = split_holes(toks, spans, &t);
+                    if texts.is_none() {
                         bad = Some(format!("group {gi} (bits {bits:?}) value {v:#x} changes text outside its hole: {t}"));
-                        holes.push((v, None));
                     }
+                    texts
                 }
+            };
+            for (k, h) in holes.iter_mut().enumerate() {
+                h.push((v, texts.as_ref().map(|t| t[k].clone())));
             }
         }
         if let Some(p) = bad {
@@ -1012,7 +1204,13 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             }
         }
         let addr = 0; // texts are canonical: targets relative to the word itself
-        match explain_group(bits, &holes, addr) {
+        let explained = explain_group(bits, &holes[0], addr).and_then(|mut g| {
+            if let Some(again) = holes.get(1) {
+                g.again = explain_again(bits, &g, again, addr)?;
+            }
+            Some(g)
+        });
+        match explained {
             Some(g) => form.groups.push(g),
             None => {
                 if form.problem.is_none() {
@@ -1023,17 +1221,38 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
                     value_bits: vec![],
                     fmt: Fmt::None,
                     table: vec![],
+                    again: vec![],
                 });
             }
         }
     }
-    for t in &toks[pos..] {
-        lit.push_str(t);
-    }
-    if !lit.is_empty() {
-        form.template.push(LearnedPiece::Lit(lit));
-    }
     form
+}
+
+/// The decoration table of the second print of group `g` (of `bits`), whose
+/// texts are `holes`: the same value in the same format.
+fn explain_again(
+    bits: &[u8],
+    g: &LearnedGroup,
+    holes: &[(u64, Option<String>)],
+    addr: u64,
+) -> Option<Vec<Option<(String, String)>>> {
+    let idx = |ps: &[u8]| -> Vec<usize> {
+        ps.iter()
+            .filter_map(|p| bits.iter().position(|b| b == p))
+            .collect()
+    };
+    let (value_idx, deco_idx) = (idx(&g.value_bits), idx(&g.deco_bits));
+    if g.value_bits.is_empty() {
+        // A plain table over all bits.
+        let mut table = vec![None; 1 << deco_idx.len()];
+        for (v, t) in holes {
+            table[*v as usize] = t.clone().map(|s| (s, String::new()));
+        }
+        return Some(table);
+    }
+    let width = value_idx.len() as u32;
+    try_fmt(bits, holes, &value_idx, &deco_idx, g.fmt, width, addr).map(|a| a.table)
 }
 
 /// Explains the hole texts of one group: which bits are the value, in what format,
@@ -1090,6 +1309,23 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             }
         }
     }
+    // An optional operand prints nothing at zero: its value bits are those whose
+    // single flip from all ones changes only numbers.
+    let full = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    if let Some(Some(f)) = holes.iter().find(|h| h.0 == full).map(|h| &h.1) {
+        let fs = skeleton(f);
+        let c: Vec<usize> = (0..n)
+            .filter(|&k| {
+                holes.iter().any(|h| {
+                    h.0 == full ^ 1 << k
+                        && h.1.as_ref().is_some_and(|t| t != f && skeleton(t) == fs)
+                })
+            })
+            .collect();
+        if !c.is_empty() && c != value_idx {
+            candidates.push(c);
+        }
+    }
     let mem_candidate = runs.iter().find(|r| r.len() == 8).and_then(|reg| {
         by_len
             .iter()
@@ -1127,6 +1363,8 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             Fmt::F64 {
                 shift: 63u8.saturating_sub(w),
             },
+            Fmt::OptHex { comma: false },
+            Fmt::OptHex { comma: true },
         ];
         let is_mem = mem_candidate.as_ref() == Some(&value_idx);
         let cbank = [
@@ -1176,6 +1414,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             value_bits: vec![],
             fmt: Fmt::None,
             table,
+            again: vec![],
         });
     }
     None
@@ -1191,6 +1430,9 @@ fn try_fmt(
     addr: u64,
 ) -> Option<LearnedGroup> {
     let mut table: Vec<Option<Option<(String, String)>>> = vec![None; 1 << deco_idx.len()];
+    // Values that print nothing (an optional operand at zero) say nothing of where
+    // the decoration splits: they are checked after the others.
+    let mut empty: Vec<(usize, &str)> = Vec::new();
     for (v, t) in holes {
         let val = value_idx
             .iter()
@@ -1207,6 +1449,10 @@ fn try_fmt(
                 if !render::render(&mut s, f, val, width, addr) {
                     return None;
                 }
+                if s.is_empty() {
+                    empty.push((deco, t));
+                    continue;
+                }
                 let pos = t.find(&s)?;
                 Some((t[..pos].to_string(), t[pos + s.len()..].to_string()))
             }
@@ -1221,6 +1467,16 @@ fn try_fmt(
             }
         }
     }
+    for (deco, t) in empty {
+        match &table[deco] {
+            Some(Some((pre, post))) if t.len() == pre.len() + post.len() => {
+                if !t.starts_with(pre.as_str()) || !t.ends_with(post.as_str()) {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
     let value_bits: Vec<u8> = value_idx.iter().map(|&i| bits[i]).collect();
     let deco_bits: Vec<u8> = deco_idx.iter().map(|&i| bits[i]).collect();
     // Decorations never seen are unknown: treat as invalid.
@@ -1230,6 +1486,7 @@ fn try_fmt(
         value_bits,
         fmt: f,
         table,
+        again: Vec::new(),
     })
 }
 
@@ -1277,7 +1534,7 @@ fn char_diff(x: &str, y: &str) -> (usize, usize) {
 
 /// Merges the plan's groups holding any of `bits` into one, spanning all of them.
 fn merge_groups(plan: &mut Plan, bits: &[u8]) {
-    let mut taken: Vec<(Vec<u8>, usize, usize)> = Vec::new();
+    let mut taken: Vec<PlanGroup> = Vec::new();
     plan.groups.retain(|g| {
         if bits.iter().any(|x| g.0.contains(x)) {
             taken.push(g.clone());
@@ -1292,11 +1549,15 @@ fn merge_groups(plan: &mut Plan, bits: &[u8]) {
     let mut all: Vec<u8> = taken.iter().flat_map(|g| g.0.clone()).collect();
     all.sort_unstable();
     all.dedup();
-    let a = taken.iter().map(|g| g.1).min().unwrap_or(0);
-    let b = taken.iter().map(|g| g.2).max().unwrap_or(0);
-    plan.groups.push((all, a, b));
+    let a = taken.iter().map(|g| g.1[0].0).min().unwrap_or(0);
+    let b = taken
+        .iter()
+        .map(|g| g.1[g.1.len() - 1].1)
+        .max()
+        .unwrap_or(0);
+    plan.groups.push((all, vec![(a, b)]));
     let groups = std::mem::take(&mut plan.groups);
-    plan.groups = normalize(groups);
+    plan.groups = normalize(&plan.base_toks, groups);
 }
 
 /// Prints `word` with a learned form (addresses canonical: 0).
@@ -1309,7 +1570,7 @@ pub fn print_learned(f: &LearnedForm, word: u64) -> Option<String> {
 type Spans = (String, Vec<(usize, usize, usize)>);
 
 fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<Spans> {
-    if f.problem.is_some() && f.template.is_empty() {
+    if (f.problem.is_some() && f.template.is_empty()) || word & f.mask != f.bits {
         return None;
     }
     let mut out = String::new();
@@ -1317,12 +1578,19 @@ fn print_learned_spans(f: &LearnedForm, word: u64) -> Option<Spans> {
     for p in &f.template {
         match p {
             LearnedPiece::Lit(s) => out.push_str(s),
-            LearnedPiece::Hole(gi) => {
+            LearnedPiece::Hole(gi) | LearnedPiece::Again(gi) => {
                 let g = &f.groups[*gi];
                 let start = out.len();
                 let deco = gather(word, &g.deco_bits) as usize;
                 let val = gather(word, &g.value_bits);
-                let (pre, post) = g.table.get(deco)?.as_ref()?;
+                if !g.again.is_empty() && g.again.get(deco)?.is_none() {
+                    return None;
+                }
+                let table = match p {
+                    LearnedPiece::Again(_) => &g.again,
+                    _ => &g.table,
+                };
+                let (pre, post) = table.get(deco)?.as_ref()?;
                 out.push_str(pre);
                 if !render::render(&mut out, g.fmt, val, g.value_bits.len() as u32, 0) {
                     return None;

@@ -139,6 +139,40 @@ pub fn signature(text: &str) -> String {
     format!("{base} {}", kinds.join(","))
 }
 
+/// Whether texts with signatures `a` and `b` can be one form's: the same
+/// signature, or one with an immediate operand more at the end (an optional
+/// operand, omitted when zero: `BPT.TRAP` and `BPT.TRAP 0x1`).
+pub fn same_form(a: &str, b: &str) -> bool {
+    let more = |x: &str, y: &str| {
+        y.strip_prefix(x)
+            .is_some_and(|r| r == ",I" || (r == "I" && x.ends_with(' ')))
+    };
+    a == b || more(a, b) || more(b, a)
+}
+
+/// Whether `x` and `y` differ only by an optional last operand: the same text,
+/// one with a hexadecimal power of two more at the end of the operands, after a
+/// blank if it is the only one, else after `, ` (`NOP.TRIG;` and `NOP.TRIG 0x2;`,
+/// `NOP CC.F;` and `NOP CC.F, 0x80;`), as a single bit flip of a zero value
+/// prints it.
+pub fn optional_operand(x: &str, y: &str) -> bool {
+    let (x, y) = if x.len() < y.len() { (x, y) } else { (y, x) };
+    let (xt, yt) = (tokens(x), tokens(y));
+    let (a, b, b2) = diff_span(&xt, &yt);
+    let sep: &[&str] = if operands(x).is_empty() {
+        &[" "]
+    } else {
+        &[",", " "]
+    };
+    if a != b || b2 != a + sep.len() + 1 || yt[a..b2 - 1] != *sep || xt[a..] != [";"] {
+        return false;
+    }
+    yt[b2 - 1]
+        .strip_prefix("0x")
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .is_some_and(|v| v.is_power_of_two())
+}
+
 /// The token span `[a, b)` of `a_toks` that differs from `b_toks`, and the span
 /// `[a, b2)` of `b_toks` that replaces it.
 pub fn diff_span(x: &[&str], y: &[&str]) -> (usize, usize, usize) {
@@ -151,6 +185,45 @@ pub fn diff_span(x: &[&str], y: &[&str]) -> (usize, usize, usize) {
         s += 1;
     }
     (a, x.len() - s, y.len() - s)
+}
+
+/// The stretches in which two texts differ, as token spans `(a, b, b2)` like
+/// [`diff_span`]'s: one, unless the texts have as many tokens and differ in
+/// places that a comma separates, each a stretch of its own (a field printed
+/// twice: `IMAD32I R8.CC, R4, 0x160, -R8`).
+pub fn diff_hunks(x: &[&str], y: &[&str]) -> Vec<(usize, usize, usize)> {
+    if x.len() != y.len() {
+        return vec![diff_span(x, y)];
+    }
+    let mut out: Vec<(usize, usize, usize)> = Vec::new();
+    for i in (0..x.len()).filter(|&i| x[i] != y[i]) {
+        match out.last_mut() {
+            Some(h) if !x[h.1..i].contains(&",") => {
+                h.1 = i + 1;
+                h.2 = i + 1;
+            }
+            _ => out.push((i, i + 1, i + 1)),
+        }
+    }
+    if out.is_empty() {
+        out.push(diff_span(x, y));
+    }
+    out
+}
+
+/// The stretches of `x` that `y` changes when they are one change repeated in
+/// several operands (a field printed twice: `R8` to `R9` in `IMAD32I R8.CC, R4,
+/// 0x160, -R8`), else `None`.
+pub fn repeated_change(x: &[&str], y: &[&str]) -> Option<Vec<(usize, usize)>> {
+    let hs = diff_hunks(x, y);
+    let first = hs.first()?;
+    let same = hs.len() > 1
+        && hs.iter().all(|h| {
+            x[h.0..h.1] == x[first.0..first.1]
+                && y[h.0..h.2] == y[first.0..first.2]
+                && !x[h.0..h.1].contains(&",")
+        });
+    same.then(|| hs.iter().map(|h| (h.0, h.1)).collect())
 }
 
 #[cfg(test)]
@@ -175,6 +248,36 @@ mod tests {
             (x[a..b].concat(), y[a..b2].concat()),
             ("R0".to_string(), "R8".to_string())
         );
+    }
+
+    #[test]
+    fn optional_operands() {
+        assert!(optional_operand("BPT.TRAP 0x1;", "BPT.TRAP;"));
+        assert!(optional_operand("@P0 NOP.TRIG;", "@P0 NOP.TRIG 0x80;"));
+        assert!(!optional_operand("NOP.TRIG;", "NOP.TRIG 0x3;"));
+        assert!(optional_operand("NOP CC.F, 0x80;", "NOP CC.F;"));
+        assert!(!optional_operand("FOO R0, R1;", "FOO R0, 0x1, R1;"));
+        assert!(same_form(
+            &signature("BPT.TRAP;"),
+            &signature("BPT.CAL 0x3;")
+        ));
+        assert!(same_form(
+            &signature("NOP CC.F;"),
+            &signature("NOP CC.F, 0x3;")
+        ));
+        assert!(!same_form(&signature("FOO R0;"), &signature("FOO R0, R1;")));
+    }
+
+    #[test]
+    fn a_field_printed_twice_changes_twice() {
+        let x = tokens("IMAD32I R8.CC, R4, 0x160, -R8;");
+        let y = tokens("IMAD32I R9.CC, R4, 0x160, -R9;");
+        let (a, b) = (x.iter().position(|t| *t == "R8").unwrap(), x.len() - 2);
+        assert_eq!(repeated_change(&x, &y), Some(vec![(a, a + 1), (b, b + 1)]));
+        let z = tokens("IMAD32I R9.CC, R4, 0x160, -R8;");
+        assert_eq!(repeated_change(&x, &z), None);
+        let w = tokens("IMAD32I R8.CC, R5, 0x161, -R8;");
+        assert_eq!(repeated_change(&x, &w), None);
     }
 
     #[test]
