@@ -4934,31 +4934,58 @@ fn memory_variants(v: &mut Vec<Variant>) {
     }
 }
 
+/// `shfl` by the PTX ISA: `{in range, a of the source lane}` for row `i`.
+fn shfl_ref(mode: &str, rows: &[[u64; 3]], i: usize, b: u64, c: u64) -> u64 {
+    let ln = (i % 32) as i64;
+    let (b, c) = (b as i64 & 0x1f, c as i64);
+    let (cval, seg) = (c & 0x1f, (c >> 8) & 0x1f);
+    let max_lane = (ln & seg) | (cval & !seg);
+    let min_lane = ln & seg;
+    let (j, ok) = match mode {
+        "up" => (ln - b, ln - b >= max_lane),
+        "down" => (ln + b, ln + b <= max_lane),
+        "bfly" => (ln ^ b, (ln ^ b) <= max_lane),
+        _ => {
+            let j = min_lane | (b & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    let src = if ok { i - (i % 32) + j as usize } else { i };
+    (ok as u64) << 32 | rows[src][0]
+}
+
 /// Instructions that read other lanes: shfl and vote.
 fn warp_variants(v: &mut Vec<Variant>) {
     let lane = (W::B32, Dom::Lane);
     let shc = (W::B32, Dom::ShflC);
     for mode in ["up", "down", "bfly", "idx"] {
-        wvar(v, &format!("shfl.{mode}.b32"), &[I32, lane, shc], W::B64,
-            &format!("shfl.{mode}.b32 %t1|%p1, %a, %b, %c; selp.u32 %t2, 1, 0, %p1; mov.b64 %d, {{%t1, %t2}};"), Check::Exact, move |rows, i| {
-                // PTX ISA shfl: the source lane j and whether it is in range.
-                let ln = (i % 32) as i64;
-                let (b, c) = (rows[i][1] as i64 & 0x1f, rows[i][2] as i64);
-                let (cval, seg) = (c & 0x1f, (c >> 8) & 0x1f);
-                let max_lane = (ln & seg) | (cval & !seg);
-                let min_lane = ln & seg;
-                let (j, ok) = match mode {
-                    "up" => (ln - b, ln - b >= max_lane),
-                    "down" => (ln + b, ln + b <= max_lane),
-                    "bfly" => (ln ^ b, (ln ^ b) <= max_lane),
-                    _ => {
-                        let j = min_lane | (b & !seg);
-                        (j, j <= max_lane)
-                    }
-                };
-                let src = if ok { i - (i % 32) + j as usize } else { i };
-                Some((ok as u64) << 32 | rows[src][0])
-            });
+        wvar(
+            v,
+            &format!("shfl.{mode}.b32"),
+            &[I32, lane, shc],
+            W::B64,
+            &format!("shfl.{mode}.b32 %t1|%p1, %a, %b, %c; selp.u32 %t2, 1, 0, %p1; mov.b64 %d, {{%t1, %t2}};"),
+            Check::Exact,
+            move |rows, i| Some(shfl_ref(mode, rows, i, rows[i][1], rows[i][2])),
+        );
+    }
+    // Immediate lane operands (the forms reductions and scans use).
+    for (mode, b, c) in [
+        ("bfly", 1u64, 0x1fu64),
+        ("down", 16, 0x1f),
+        ("up", 1, 0),
+        ("idx", 5, 0x1f),
+        ("bfly", 3, 0x1c1f),
+    ] {
+        wvar(
+            v,
+            &format!("shfl.{mode}.b32 {b} {c:#x}"),
+            &[I32],
+            W::B64,
+            &format!("shfl.{mode}.b32 %t1|%p1, %a, {b}, {c}; selp.u32 %t2, 1, 0, %p1; mov.b64 %d, {{%t1, %t2}};"),
+            Check::Exact,
+            move |rows, i| Some(shfl_ref(mode, rows, i, b, c)),
+        );
     }
     let coin = (W::B32, Dom::Coin);
     let warp = |rows: &[[u64; 3]], i: usize| -> u32 {
