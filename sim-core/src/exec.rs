@@ -254,15 +254,6 @@ fn cmp_ord(ord: Option<std::cmp::Ordering>, cmp: Cmp) -> bool {
     }
 }
 
-#[inline]
-fn bop(a: bool, b: bool, op: BoolOp) -> bool {
-    match op {
-        BoolOp::And => a && b,
-        BoolOp::Or => a || b,
-        BoolOp::Xor => a ^ b,
-    }
-}
-
 /// Sets CC flags from results in lanes `mask`.
 fn set_cc(w: &mut Warp, mask: u32, c: u32, z: u32, s: u32, o: u32) {
     w.cc_c = (w.cc_c & !mask) | (c & mask);
@@ -461,16 +452,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let (mut r0, mut r1) = (0u32, 0u32);
-            for l in 0..32 {
-                let t = icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l);
-                let pl = p >> l & 1 == 1;
-                r0 |= (bop(t, pl, bo) as u32) << l;
-                r1 |= (bop(!t, pl, bo) as u32) << l;
-            }
-            w.set_pred(op.d0, r0, m);
-            w.set_pred(op.d1, r1, m);
+            let t = lane_mask(|l| icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l));
+            write_setp(w, op, m, t, pmask(w, &s[2]), bo);
         }
         Kind::ISet {
             cmp,
@@ -481,25 +464,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let t = bop(
-                    icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l),
-                    p >> l & 1 == 1,
-                    bo,
-                );
-                d[l] = match (t, bf) {
-                    (true, true) => 1.0f32.to_bits(),
-                    (true, false) => u32::MAX,
-                    (false, _) => 0,
-                };
-            }
-            w.set_reg(op.d0, &d, m);
-            if op.cc {
-                let (z, sg) = zs(&d, m);
-                set_cc(w, m, 0, z, sg, 0);
-            }
+            let t = lane_mask(|l| icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l));
+            write_set(w, op, m, bopm(t, pmask(w, &s[2]), bo), bf);
         }
         Kind::ICmp { cmp, signed } => {
             let a = read(w, &s[0], env)?;
@@ -529,11 +495,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     _ => bv,
                 };
             }
-            w.set_reg(op.d0, &d, m);
-            if op.cc {
-                let (z, sg) = zs(&d, m);
-                set_cc(w, m, 0, z, sg, 0);
-            }
+            write_flagged(w, op, &d, m);
         }
         Kind::Shl { wrap } => {
             let a = read(w, &s[0], env)?;
@@ -749,16 +711,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         Kind::FSetP { cmp, ftz, bop: bo } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let (mut r0, mut r1) = (0u32, 0u32);
-            for l in 0..32 {
-                let t = fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz);
-                let pl = p >> l & 1 == 1;
-                r0 |= (bop(t, pl, bo) as u32) << l;
-                r1 |= (bop(!t, pl, bo) as u32) << l;
-            }
-            w.set_pred(op.d0, r0, m);
-            w.set_pred(op.d1, r1, m);
+            let t =
+                lane_mask(|l| fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz));
+            write_setp(w, op, m, t, pmask(w, &s[2]), bo);
         }
         Kind::FSet {
             cmp,
@@ -768,25 +723,9 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let t = bop(
-                    fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz),
-                    p >> l & 1 == 1,
-                    bo,
-                );
-                d[l] = match (t, bf) {
-                    (true, true) => 1.0f32.to_bits(),
-                    (true, false) => u32::MAX,
-                    (false, _) => 0,
-                };
-            }
-            w.set_reg(op.d0, &d, m);
-            if op.cc {
-                let (z, sg) = zs(&d, m);
-                set_cc(w, m, 0, z, sg, 0);
-            }
+            let t =
+                lane_mask(|l| fcmp32(fneg_abs32(a[l], &s[0]), fneg_abs32(b[l], &s[1]), cmp, ftz));
+            write_set(w, op, m, bopm(t, pmask(w, &s[2]), bo), bf);
         }
         Kind::FCmp { cmp, ftz } => {
             let a = read(w, &s[0], env)?;
@@ -883,39 +822,14 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         Kind::DSetP { cmp, bop: bo } => {
             let a = read64(w, &s[0], env)?;
             let b = read64(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let (mut r0, mut r1) = (0u32, 0u32);
-            for l in 0..32 {
-                let x = fneg_abs64(a[l], &s[0]);
-                let y = fneg_abs64(b[l], &s[1]);
-                let t = cmp_ord(x.partial_cmp(&y), cmp);
-                let pl = p >> l & 1 == 1;
-                r0 |= (bop(t, pl, bo) as u32) << l;
-                r1 |= (bop(!t, pl, bo) as u32) << l;
-            }
-            w.set_pred(op.d0, r0, m);
-            w.set_pred(op.d1, r1, m);
+            let t = lane_mask(|l| dcmp(a[l], b[l], s, cmp));
+            write_setp(w, op, m, t, pmask(w, &s[2]), bo);
         }
         Kind::DSet { cmp, bop: bo, bf } => {
             let a = read64(w, &s[0], env)?;
             let b = read64(w, &s[1], env)?;
-            let p = pmask(w, &s[2]);
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let x = fneg_abs64(a[l], &s[0]);
-                let y = fneg_abs64(b[l], &s[1]);
-                let t = bop(cmp_ord(x.partial_cmp(&y), cmp), p >> l & 1 == 1, bo);
-                d[l] = match (t, bf) {
-                    (true, true) => 1.0f32.to_bits(),
-                    (true, false) => u32::MAX,
-                    (false, _) => 0,
-                };
-            }
-            w.set_reg(op.d0, &d, m);
-            if op.cc {
-                let (z, sg) = zs(&d, m);
-                set_cc(w, m, 0, z, sg, 0);
-            }
+            let t = lane_mask(|l| dcmp(a[l], b[l], s, cmp));
+            write_set(w, op, m, bopm(t, pmask(w, &s[2]), bo), bf);
         }
         Kind::F2F {
             dt,
@@ -1050,18 +964,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::PSetP { bop1, bop2 } => {
-            let a = pmask(w, &s[0]);
-            let b = pmask(w, &s[1]);
-            let c = pmask(w, &s[2]);
-            let (mut r0, mut r1) = (0u32, 0u32);
-            for l in 0..32 {
-                let t = bop(a >> l & 1 == 1, b >> l & 1 == 1, bop1);
-                let cl = c >> l & 1 == 1;
-                r0 |= (bop(t, cl, bop2) as u32) << l;
-                r1 |= (bop(!t, cl, bop2) as u32) << l;
-            }
-            w.set_pred(op.d0, r0, m);
-            w.set_pred(op.d1, r1, m);
+            let t = bopm(pmask(w, &s[0]), pmask(w, &s[1]), bop1);
+            write_setp(w, op, m, t, pmask(w, &s[2]), bop2);
         }
         Kind::P2R => {
             let a = read(w, &s[0], env)?;
@@ -1090,16 +994,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
         }
         Kind::CSetP { test, bop: bo } => {
             let t = cc_mask(w, test);
-            let p = pmask(w, &s[0]);
-            let (mut r0, mut r1) = (0u32, 0u32);
-            for l in 0..32 {
-                let tl = t >> l & 1 == 1;
-                let pl = p >> l & 1 == 1;
-                r0 |= (bop(tl, pl, bo) as u32) << l;
-                r1 |= (bop(!tl, pl, bo) as u32) << l;
-            }
-            w.set_pred(op.d0, r0, m);
-            w.set_pred(op.d1, r1, m);
+            write_setp(w, op, m, t, pmask(w, &s[0]), bo);
         }
         Kind::FChk => {
             let a = read(w, &s[0], env)?;
@@ -1617,6 +1512,56 @@ fn fchk_divide(a: f32, b: f32) -> bool {
     }
     let (ea, eb) = (e(a), e(b));
     !(-124..=124).contains(&eb) || !(-124..=124).contains(&(ea - eb)) || ea <= -102
+}
+
+/// The lanes for which `f` holds.
+#[inline]
+fn lane_mask(f: impl Fn(usize) -> bool) -> u32 {
+    (0..32).fold(0, |m, l| m | (f(l) as u32) << l)
+}
+
+/// Combines two lane masks as a set-predicate instruction's boolean operation.
+#[inline]
+fn bopm(a: u32, b: u32, op: BoolOp) -> u32 {
+    match op {
+        BoolOp::And => a & b,
+        BoolOp::Or => a | b,
+        BoolOp::Xor => a ^ b,
+    }
+}
+
+/// A set-predicate instruction's results: `t bop p` to the first predicate,
+/// `!t bop p` to the second, in lanes `m`.
+#[inline]
+fn write_setp(w: &mut Warp, op: &Op, m: u32, t: u32, p: u32, bo: BoolOp) {
+    w.set_pred(op.d0, bopm(t, p, bo), m);
+    w.set_pred(op.d1, bopm(!t, p, bo), m);
+}
+
+/// A set instruction's result: all ones (1.0 with `.BF`) where `t` holds, else
+/// zero, with the zero and sign flags where `.CC` asks.
+#[inline]
+fn write_set(w: &mut Warp, op: &Op, m: u32, t: u32, bf: bool) {
+    let one = if bf { 1.0f32.to_bits() } else { u32::MAX };
+    let d: R = std::array::from_fn(|l| if t >> l & 1 == 1 { one } else { 0 });
+    write_flagged(w, op, &d, m);
+}
+
+/// Writes a result row, and the zero and sign flags (carry and overflow
+/// cleared) where `.CC` asks.
+#[inline]
+fn write_flagged(w: &mut Warp, op: &Op, d: &R, m: u32) {
+    w.set_reg(op.d0, d, m);
+    if op.cc {
+        let (z, sg) = zs(d, m);
+        set_cc(w, m, 0, z, sg, 0);
+    }
+}
+
+/// A double comparison of sources 0 and 1 (with their `-` and `|..|`).
+#[inline]
+fn dcmp(a: u64, b: u64, s: &[Operand; 4], cmp: Cmp) -> bool {
+    cmp_ord(fneg_abs64(a, &s[0]).partial_cmp(&fneg_abs64(b, &s[1])), cmp)
 }
 
 /// The lanes whose condition code passes `t`.
