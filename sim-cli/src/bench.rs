@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Subcommand;
+use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
 
@@ -54,8 +55,8 @@ fn func(size: i64, runs: u32) -> Result<()> {
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..runs.max(1) {
-        let o =
-            launch::execute(&cubin, &r, BlockOrder::Natural, &read).map_err(|e| anyhow!("{e}"))?;
+        let o = launch::execute(&cubin, &r, BlockOrder::Natural, &Chip::K20M, &read)
+            .map_err(|e| anyhow!("{e}"))?;
         best = best.min(o.sim_time.as_secs_f64());
         out = Some(o);
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
+use sim_core::config::Config;
 use sim_core::func::BlockOrder;
 use sim_core::launch::{self, spec::Compare};
 use sim_isa::cubin::Cubin;
@@ -34,6 +35,9 @@ pub struct RunArgs {
     /// The seed of `--order shuffled`.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
+    #[arg(long, value_name = "FILE.ron")]
+    pub config: Option<PathBuf>,
 }
 
 /// Block orders on the command line.
@@ -75,7 +79,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         Order::Shuffled => BlockOrder::Shuffled(args.seed),
     };
 
-    let out = launch::execute(&cubin, &r, order, &read).map_err(|e| match e {
+    let config = load_config(args.config.as_deref())?;
+    let out = launch::execute(&cubin, &r, order, &config.chip, &read).map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
         e => anyhow!("{}: {e}", args.file.display()),
     })?;
@@ -138,6 +143,17 @@ pub fn run(args: RunArgs) -> Result<()> {
         bail!("{failed} of {} checks failed", r.checks.len());
     }
     Ok(())
+}
+
+/// Reads and validates a configuration file; none means the K20m.
+pub fn load_config(path: Option<&Path>) -> Result<Config> {
+    match path {
+        None => Ok(Config::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+            Ok(Config::parse(&text, &p.display().to_string())?)
+        }
+    }
 }
 
 /// Reads a cubin, compiles a `.cu` or assembles a `.sass`.

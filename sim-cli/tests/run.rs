@@ -12,10 +12,18 @@ fn path(rel: &str) -> String {
 
 #[test]
 fn a_suite_cubin_runs_and_passes() {
-    let (ok, out, err) = keplersim(&["run", &path("traces/kernels/saxpy.cubin"), "--set", "n=4096"]);
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &path("traces/kernels/saxpy.cubin"),
+        "--set",
+        "n=4096",
+    ]);
     assert!(ok, "{err}");
     assert!(out.contains("vars        n=4096"), "{out}");
-    assert!(out.contains("check       y: PASS (4096 elements bit-exact)"), "{out}");
+    assert!(
+        out.contains("check       y: PASS (4096 elements bit-exact)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -51,19 +59,72 @@ fn dump_writes_every_buffer_and_orders_agree() {
 fn a_faulting_kernel_fails_with_a_sanitizer_message() {
     let (ok, _, err) = keplersim(&["run", &path("traces/errors/oob_global.sass")]);
     assert!(!ok);
-    assert!(err.contains("out-of-bounds global read of 4 bytes"), "{err}");
-    assert!(err.contains("by thread (31, 0, 0) in block (0, 0, 0)"), "{err}");
+    assert!(
+        err.contains("out-of-bounds global read of 4 bytes"),
+        "{err}"
+    );
+    assert!(
+        err.contains("by thread (31, 0, 0) in block (0, 0, 0)"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn the_shipped_config_runs_and_a_bad_one_is_refused_with_its_line() {
+    let saxpy = path("traces/kernels/saxpy.cubin");
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &saxpy,
+        "--config",
+        &path("configs/k20m.ron"),
+        "--set",
+        "n=1024",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("PASS"), "{out}");
+    let bad = std::env::temp_dir().join(format!("keplersim-bad-{}.ron", std::process::id()));
+    std::fs::write(
+        &bad,
+        "(\n  chip: (\n    shared_per_block: 1000,\n    shared_per_sm: 10,\n  ),\n)\n",
+    )
+    .expect("write");
+    let (ok, _, err) = keplersim(&["run", &saxpy, "--config", &bad.display().to_string()]);
+    let _ = std::fs::remove_file(&bad);
+    assert!(!ok);
+    assert!(
+        err.contains(":3: chip.shared_per_block: 1000 is more than shared_per_sm (10)"),
+        "{err}"
+    );
+    // A smaller chip's limits apply to the launch.
+    let small = std::env::temp_dir().join(format!("keplersim-small-{}.ron", std::process::id()));
+    std::fs::write(&small, "(chip: (max_threads_per_block: 128))").expect("write");
+    let (ok, _, err) = keplersim(&["run", &saxpy, "--config", &small.display().to_string()]);
+    let _ = std::fs::remove_file(&small);
+    assert!(!ok);
+    assert!(err.contains("exceeds sm_35's limits (128 threads"), "{err}");
 }
 
 #[test]
 fn bad_command_lines_name_what_is_wrong() {
     let saxpy = path("traces/kernels/saxpy.cubin");
     for (args, want) in [
-        (vec!["run", saxpy.as_str(), "--set", "m=3"], "no variable `m`"),
-        (vec!["run", saxpy.as_str(), "--set", "n"], "expected NAME=VALUE"),
-        (vec!["run", saxpy.as_str(), "--set", "n=x"], "is not an integer"),
-        (vec!["run", saxpy.as_str(), "--launch", "/nonexistent.launch.ron"], "the launch file"),
+        (
+            vec!["run", saxpy.as_str(), "--set", "m=3"],
+            "no variable `m`",
+        ),
+        (
+            vec!["run", saxpy.as_str(), "--set", "n"],
+            "expected NAME=VALUE",
+        ),
+        (
+            vec!["run", saxpy.as_str(), "--set", "n=x"],
+            "is not an integer",
+        ),
+        (
+            vec!["run", saxpy.as_str(), "--launch", "/nonexistent.launch.ron"],
+            "the launch file",
+        ),
     ] {
         let (ok, _, err) = keplersim(&args);
         assert!(!ok, "{args:?} succeeded");

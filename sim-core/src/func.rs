@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use crate::config::Chip;
 use crate::exec::{exec, Env, ExecError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW};
 use crate::op::BarRed;
@@ -81,9 +82,6 @@ pub struct RunStats {
     pub warp_instructions: u64,
 }
 
-/// SMs of a K20m (`%nsmid`); the functional model runs every block on SM 0.
-pub const SMS: u32 = 13;
-
 /// Instructions a warp runs before the next warp of its block gets a turn.
 const QUANTUM: u32 = 256;
 
@@ -107,7 +105,12 @@ pub fn build_cbank0(prog: &Program, dims: &Dims, params: &[u8]) -> Vec<u8> {
 }
 
 /// Checks a launch against the hardware's and the kernel's limits.
-pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), SimError> {
+pub fn check_launch(
+    prog: &Program,
+    dims: &Dims,
+    params: &[u8],
+    chip: &Chip,
+) -> Result<(), SimError> {
     let bad = |why: String| {
         Err(SimError::BadLaunch {
             kernel: prog.name.clone(),
@@ -121,9 +124,10 @@ pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), Si
             dims.grid, dims.block
         ));
     }
-    if dims.block[0] > 1024 || dims.block[1] > 1024 || dims.block[2] > 64 || t > 1024 {
+    let most = chip.max_threads_per_block;
+    if dims.block[0] > most || dims.block[1] > most || dims.block[2] > 64 || t > most as u64 {
         return bad(format!(
-            "block {:?} exceeds sm_35's limits (1024 threads, z at most 64)",
+            "block {:?} exceeds sm_35's limits ({most} threads, z at most 64)",
             dims.block
         ));
     }
@@ -147,15 +151,22 @@ pub fn check_launch(prog: &Program, dims: &Dims, params: &[u8]) -> Result<(), Si
         }
     }
     let shared = prog.shared_size as u64 + dims.dynamic_shared as u64;
-    if shared > 48 * 1024 {
+    if shared > chip.shared_per_block as u64 {
         return bad(format!(
-            "{shared} bytes of shared memory per block exceed the 48 KB of a K20m SM"
+            "{shared} bytes of shared memory per block exceed the {} bytes a block may have",
+            chip.shared_per_block
         ));
     }
-    if prog.registers as u64 * t > 65536 {
+    if prog.registers as u64 * t > chip.registers_per_sm as u64 {
         return bad(format!(
-            "{} registers x {t} threads exceed the 65536 registers of an SM",
-            prog.registers
+            "{} registers x {t} threads exceed the {} registers of an SM",
+            prog.registers, chip.registers_per_sm
+        ));
+    }
+    if prog.registers > chip.max_registers_per_thread {
+        return bad(format!(
+            "{} registers per thread exceed the {} a thread may have",
+            prog.registers, chip.max_registers_per_thread
         ));
     }
     if params.len() != prog.param_size as usize {
@@ -182,11 +193,13 @@ pub enum BlockOrder {
 }
 
 /// How to run a grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunOptions {
     /// The most warp-instructions one block may execute.
     pub limit: u64,
     pub order: BlockOrder,
+    /// The chip's limits (`configs/k20m.ron`).
+    pub chip: Chip,
 }
 
 impl Default for RunOptions {
@@ -194,6 +207,7 @@ impl Default for RunOptions {
         RunOptions {
             limit: 1 << 32,
             order: BlockOrder::Natural,
+            chip: Chip::K20M,
         }
     }
 }
@@ -250,7 +264,7 @@ pub fn run_with(
     opts: &RunOptions,
 ) -> Result<RunStats, SimError> {
     let limit = opts.limit;
-    check_launch(prog, dims, params)?;
+    check_launch(prog, dims, params, &opts.chip)?;
     let cbank0 = build_cbank0(prog, dims, params);
     let mut stats = RunStats::default();
     let tpb = dims.threads_per_block();
@@ -289,7 +303,7 @@ pub fn run_with(
             grid_dim: dims.grid,
             clock: 0,
             sm: 0,
-            sms: SMS,
+            sms: opts.chip.sms,
             locks: &mut locks,
         };
         stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
 use sim_isa::cubin::{Cubin, CubinWriter};
@@ -25,7 +26,7 @@ fn error_of(name: &str) -> String {
     let spec = launch::parse(&text).expect("launch file parses");
     let read = |f: &str| std::fs::read(dir().join(f)).map_err(|e| e.to_string());
     let r = launch::resolve(&spec, &[], &read).expect("resolves");
-    match launch::execute(&cubin, &r, BlockOrder::Natural, &read) {
+    match launch::execute(&cubin, &r, BlockOrder::Natural, &Chip::K20M, &read) {
         Ok(_) => panic!("{name} ran without error"),
         Err(e) => e.to_string(),
     }
@@ -141,7 +142,7 @@ fn bad_launches_are_refused_before_running() {
         ),
         (
             "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), dynamic_shared: 49152)",
-            "exceed the 48 KB",
+            "exceed the 49152 bytes a block may have",
         ),
         (
             "(kernel: \"nope\", grid: (1, 1, 1), block: (32, 1, 1))",
@@ -160,7 +161,8 @@ fn bad_launches_are_refused_before_running() {
         let e = launch::resolve(&spec, &[], &none)
             .map_err(|e| e.to_string())
             .and_then(|r| {
-                launch::execute(&cubin, &r, BlockOrder::Natural, &none).map_err(|e| e.to_string())
+                launch::execute(&cubin, &r, BlockOrder::Natural, &Chip::K20M, &none)
+                    .map_err(|e| e.to_string())
             })
             .err()
             .unwrap_or_default();

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
 use sim_isa::cubin::Cubin;
@@ -36,7 +37,8 @@ fn run(path: &Path, order: BlockOrder) -> launch::Outcome {
     let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
     let bytes = std::fs::read(&cubin_path).expect("cubin");
     let cubin = Cubin::parse(&bytes).expect("cubin parses");
-    launch::execute(&cubin, &r, order, &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    launch::execute(&cubin, &r, order, &Chip::K20M, &read)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]

@@ -693,13 +693,14 @@ impl Outcome {
     }
 }
 
-/// Runs a resolved launch of a kernel of `cubin` functionally: allocates and
-/// fills its buffers, loads the kernel, packs its parameters, runs every block
-/// in `order`, and checks the results.
+/// Runs a resolved launch of a kernel of `cubin` functionally on `chip`:
+/// allocates and fills its buffers, loads the kernel, packs its parameters, runs
+/// every block in `order`, and checks the results.
 pub fn execute(
     cubin: &sim_isa::cubin::Cubin,
     r: &Resolved,
     order: crate::func::BlockOrder,
+    chip: &crate::config::Chip,
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Outcome, RunError> {
     let mut global = crate::mem::GlobalMem::new();
@@ -713,6 +714,7 @@ pub fn execute(
     let opts = crate::func::RunOptions {
         limit: r.limit,
         order,
+        chip: *chip,
     };
     let t0 = std::time::Instant::now();
     let stats = crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?;
