@@ -142,3 +142,29 @@ fn indirect_branch_through_a_jump_table() {
         assert_eq!(v, 100 * (t as u32 % 4 + 1), "thread {t}");
     }
 }
+
+/// `PRET` pushes a return point; the `RET` of code reached by a plain branch
+/// comes back to it.
+const PRET: &str = r#"
+.kernel pret
+.param 8
+        S2R R0, SR_TID.X;
+        MOV32I R1, 0x7;
+        PRET after;
+        BRA func;
+after:  SHL R6, R0, 0x2;
+        IADD R8.CC, R6, c[0x0][0x140];
+        IADD.X R9, RZ, c[0x0][0x144];
+        ST.E [R8], R1;
+        EXIT;
+func:   IADD R1, R1, R0;
+        RET;
+"#;
+
+#[test]
+fn pret_gives_ret_its_return_point() {
+    let out = run_kernel(PRET, "pret");
+    for (t, &v) in out.iter().enumerate() {
+        assert_eq!(v, 7 + t as u32, "thread {t}");
+    }
+}
