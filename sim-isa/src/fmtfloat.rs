@@ -53,6 +53,70 @@ pub fn f32_text(bits: u32) -> String {
     f64_text((v as f64).to_bits())
 }
 
+/// The IEEE double equal to the IEEE half `bits` (NaNs keep sign, quietness and
+/// payload).
+pub fn f16_to_f64_bits(bits: u16) -> u64 {
+    let sign = u64::from(bits >> 15) << 63;
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let mant = u64::from(bits & 0x3ff);
+    match exp {
+        0x1f => sign | 0x7ff << 52 | mant << 42,
+        0 if mant == 0 => sign,
+        // Subnormal: mant * 2^-24.
+        0 => sign | (mant as f64 * (-24f64).exp2()).to_bits(),
+        _ => sign | ((exp - 15 + 1023) as u64) << 52 | mant << 42,
+    }
+}
+
+/// The IEEE half equal to the double `bits`, if there is one.
+pub fn f64_to_f16_bits(bits: u64) -> Option<u16> {
+    let sign = ((bits >> 63) as u16) << 15;
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    let m = bits & ((1u64 << 52) - 1);
+    match e {
+        0x7ff => Some(sign | 0x7c00 | (m >> 42) as u16).filter(|_| m & ((1 << 42) - 1) == 0),
+        0 => (m == 0).then_some(sign),
+        _ => {
+            let e = e - 1023;
+            if (-14..=15).contains(&e) {
+                let ok = m & ((1u64 << 42) - 1) == 0;
+                ok.then_some(sign | ((e + 15) as u16) << 10 | (m >> 42) as u16)
+            } else if (-24..-14).contains(&e) {
+                let full = 1u64 << 52 | m;
+                let sh = 28 - e;
+                (full & ((1u64 << sh) - 1) == 0).then_some(sign | (full >> sh) as u16)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// The text nvdisasm prints for a half-precision immediate (the source of
+/// `F2I.U8.F16`): the half widened to a double, printed as [`f64_text`] does;
+/// every NaN is quiet, as for f32.
+pub fn f16_text(bits: u16) -> String {
+    f64_text(
+        f16_to_f64_bits(bits)
+            | if bits & 0x7c00 == 0x7c00 && bits & 0x3ff != 0 {
+                F64_QUIET
+            } else {
+                0
+            },
+    )
+}
+
+/// Parses text printed by [`f16_text`] back to the half's bits; `None` for a
+/// value no half holds exactly.
+pub fn parse_f16_text(s: &str) -> Option<u16> {
+    let d = parse_f64_text(s)?;
+    if f64::from_bits(d).is_nan() {
+        // The canonical NaN of that sign and quietness.
+        return (d & F64_QUIET != 0).then_some(((d >> 63) as u16) << 15 | 0x7e00);
+    }
+    f64_to_f16_bits(d)
+}
+
 /// The text nvdisasm prints for a 64-bit double immediate with IEEE bits `bits`.
 ///
 /// sm_35 encodes only the top 20 bits of a double; this function is exact for those

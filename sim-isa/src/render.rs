@@ -88,6 +88,10 @@ pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
         },
         Fmt::F32 { shift } => Value::F32((value << shift) as u32),
         Fmt::F64 { shift } => Value::F64(value << shift),
+        // A half is exactly an f32 too.
+        Fmt::F16 => {
+            Value::F32((f64::from_bits(float::f16_to_f64_bits(value as u16)) as f32).to_bits())
+        }
     }
 }
 
@@ -210,6 +214,10 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
         Fmt::F64 { shift } => {
             let bits = value << shift;
             out.push_str(&float::f64_text(bits));
+            true
+        }
+        Fmt::F16 => {
+            out.push_str(&float::f16_text(value as u16));
             true
         }
     }
@@ -363,6 +371,9 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
                 .then_some(bits >> shift)
                 .filter(|v| *v <= mask)
         }
+        Fmt::F16 => float::parse_f16_text(text)
+            .map(u64::from)
+            .filter(|v| *v <= mask),
         Fmt::F64 { shift } => {
             let bits = float::parse_f64_text(text)?;
             let low = if shift == 0 {
@@ -419,6 +430,24 @@ mod tests {
         assert_eq!(r(later, 2, 16, 0), ", 0x2");
         assert_eq!(parse(later, ", 0x2", 16, 0), Some(2));
         assert_eq!(parse(later, " 0x2", 16, 0), None);
+    }
+
+    #[test]
+    fn half_immediates() {
+        // Recorded from nvdisasm 11.8: `F2I.U8.F16 R30, 5.245208740234375e-06;`
+        // holds the half 0x58 (88 * 2^-24).
+        assert_eq!(r(Fmt::F16, 0x58, 16, 0), "5.245208740234375e-06");
+        for v in [0u64, 0x58, 0x3c00, 0xbc00, 0x7bff, 0x8001, 0x7c00, 0xfc00] {
+            let t = r(Fmt::F16, v, 16, 0);
+            assert_eq!(parse(Fmt::F16, &t, 16, 0), Some(v), "{t}");
+        }
+        assert_eq!(r(Fmt::F16, 0x3c00, 16, 0), "1");
+        assert_eq!(parse(Fmt::F16, "0.1", 16, 0), None);
+        // Recorded: a signaling half NaN prints as a quiet one.
+        assert_eq!(r(Fmt::F16, 0x7d00, 16, 0), "+QNAN ");
+        assert_eq!(r(Fmt::F16, 0xfe00, 16, 0), "-QNAN ");
+        assert_eq!(r(Fmt::F16, 0x1, 16, 0), "5.9604644775390625e-08");
+        assert_eq!(r(Fmt::F16, 0x7bff, 16, 0), "65504");
     }
 
     #[test]

@@ -93,6 +93,9 @@ pub enum Fmt {
     F32 { shift: u8 },
     /// The value as the high bits of an IEEE double (shifted left by `shift`).
     F64 { shift: u8 },
+    /// The value as an IEEE half (the 16-bit immediate of `F2I.U8.F16`), printed
+    /// as nvdisasm prints it widened to a double.
+    F16,
     /// A branch target: address of the next instruction plus the signed offset.
     PcRel,
     /// A whole constant-bank operand: the low `off_bits` value bits are a signed

@@ -1365,6 +1365,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             },
             Fmt::OptHex { comma: false },
             Fmt::OptHex { comma: true },
+            Fmt::F16,
         ];
         let is_mem = mem_candidate.as_ref() == Some(&value_idx);
         let cbank = [
@@ -1394,6 +1395,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
         for f in fmts.into_iter().chain(cbank).chain(mem.iter().copied()) {
             if (f == Fmt::Reg && width != 8)
                 || (f == Fmt::Pred && width != 3)
+                || (f == Fmt::F16 && width != 16)
                 || (is_mem && !mem.contains(&f))
             {
                 continue;
