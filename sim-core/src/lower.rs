@@ -452,6 +452,16 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             } else {
                 IntRnd::None
             };
+            // A half immediate prints (and decodes) as its value: the F16 source
+            // reads 16-bit halves, so hold it as one.
+            if st == NumType::F16 {
+                if let (Some(OpndKind::Float(_)), Src::Imm(b)) =
+                    (ops.get(1).map(|o| &o.kind), op.src[0].src)
+                {
+                    let h = crate::fp::to_half(f32::from_bits(b) as f64, Rnd::Rn);
+                    op.src[0].src = Src::Imm(h as u32);
+                }
+            }
             match mn {
                 "F2F" => Kind::F2F {
                     dt,
@@ -1017,6 +1027,20 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn half_immediates_are_held_as_halves() {
+        let i = sim_isa::decode::decode(
+            sim_isa::encode::assemble("F2I.U8.F16 R30, 1;", 8).expect("encodes"),
+        )
+        .expect("decodes");
+        let op = lower(
+            &Syntax::parse(&i.text(8)).unwrap(),
+            &crate::sass::float_fields(&i, 8),
+        )
+        .unwrap();
+        assert_eq!(op.src[0].src, Src::Imm(0x3c00));
     }
 
     #[test]
