@@ -459,7 +459,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                     (ops.get(1).map(|o| &o.kind), op.src[0].src)
                 {
                     let h = crate::fp::to_half(f32::from_bits(b) as f64, Rnd::Rn);
-                    op.src[0].src = Src::Imm(h as u32);
+                    op.src[0].src = Src::Imm(h);
                 }
             }
             match mn {
