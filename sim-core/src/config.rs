@@ -4,7 +4,7 @@
 //! validated form ([`Config`]) has every value checked and filled from the K20m's
 //! defaults. Validation errors name the file, the line and the field. Today the
 //! functional model reads the chip's limits (launch checks, `%nsmid`); the timing
-//! model of issue 4 adds its blocks' parameters here.
+//! model reads `timing`, its blocks' parameters.
 
 use serde::Deserialize;
 
@@ -51,12 +51,146 @@ impl Chip {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Config {
     pub chip: Chip,
+    pub timing: Timing,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { chip: Chip::K20M }
+        Config {
+            chip: Chip::K20M,
+            timing: Timing::K20M,
+        }
     }
+}
+
+/// Declares the timing parameters once: the validated struct, its raw twin,
+/// the K20m's values and each value's allowed range.
+macro_rules! timing_params {
+    ($( $(#[doc = $doc:literal])* $name:ident : $ty:ty = $def:expr, $lo:expr, $hi:expr; )*) => {
+        /// The timing model's parameters (`timing:` in the configuration file).
+        /// Each field says its unit and where its K20m value comes from.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct Timing {
+            $( $(#[doc = $doc])* pub $name: $ty, )*
+        }
+
+        impl Timing {
+            /// The K20m.
+            pub const K20M: Timing = Timing { $( $name: $def, )* };
+        }
+
+        /// The timing section as written.
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct RawTiming {
+            $( pub $name: Option<$ty>, )*
+        }
+
+        impl RawTiming {
+            fn validate(&self, text: &str, file: &str) -> Result<Timing, ConfigError> {
+                Ok(Timing { $(
+                    $name: {
+                        let v = self.$name.unwrap_or($def);
+                        #[allow(clippy::manual_range_contains, unused_comparisons)]
+                        if !(v >= $lo && v <= $hi) {
+                            return Err(ConfigError {
+                                file: file.into(),
+                                line: line_of(text, stringify!($name)),
+                                field: format!("timing.{}", stringify!($name)),
+                                why: format!("{} is outside {}..={}", v, $lo, $hi),
+                            });
+                        }
+                        v
+                    },
+                )* })
+            }
+        }
+    };
+}
+
+timing_params! {
+    /// Warp schedulers per SM (data sheet: 4).
+    schedulers: u32 = 4, 1, 4;
+    /// Warp selection: 0 loose round robin (each scheduler starts its search
+    /// after the warp it issued last), 1 greedy-then-oldest (the same warp while
+    /// it can issue, else the oldest). Not measured; 0 by default.
+    policy: u32 = 0, 0, 1;
+    /// Whether a scheduler may dual-issue (the second instruction of a pair on
+    /// its pair's shared 32-lane group): 1 yes, 0 never (data sheet: 2 dispatch
+    /// units per scheduler).
+    dual_issue: u32 = 1, 0, 1;
+    /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
+    unscheduled_stall: u32 = 16, 0, 255;
+    /// Cycles from issue until an FP32/integer result can be read (ptxas spaces
+    /// dependent ALU instructions with 0x28: issue, then 8 more cycles).
+    alu_latency: u32 = 9, 1, 64;
+    /// Cycles an SFU (MUFU) warp-instruction occupies its scheduler's SFU
+    /// (32 SFUs per SM, 8 per scheduler: 4 cycles per warp).
+    sfu_interval: u32 = 4, 1, 64;
+    /// Cycles from issue to an SFU result (not measured; ptxas's spacing).
+    sfu_latency: u32 = 18, 1, 256;
+    /// Cycles an FP64 warp-instruction occupies its scheduler's FP64 units
+    /// (64 FP64 units per SM, 16 per scheduler: 2 cycles per warp).
+    fp64_interval: u32 = 2, 1, 64;
+    /// Cycles from issue to an FP64 result (not measured).
+    fp64_latency: u32 = 10, 1, 256;
+    /// Issue cycles lost, per instruction, to a 2-way register bank conflict,
+    /// on average (fitted by the FFMA R5, R2, R1, R0 row: 119.18 ops/clock/SM).
+    conflict_2way: f64 = 0.0745, 0.0, 4.0;
+    /// The same for a 3-way conflict (fitted by FFMA R5, R9, R3, R1: 94.52).
+    conflict_3way: f64 = 0.355, 0.0, 8.0;
+    /// The same for a 4-way conflict (not measured: 3-way's plus one).
+    conflict_4way: f64 = 1.355, 0.0, 12.0;
+    /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
+    lsu_per_cycle: u32 = 1, 1, 4;
+    /// Cycles from an LDS's issue until its value can be used, conflict-free
+    /// (measured: 28).
+    lds_latency: u32 = 28, 1, 1024;
+    /// Width of a shared-memory bank, bytes: 4 or 8 (the kernel's
+    /// cudaSharedMemConfig; the tuned kernels use 8).
+    shared_bank_bytes: u32 = 8, 4, 8;
+    /// Bytes one shared-memory transaction moves (measured: a warp's shared
+    /// transaction is at most 256 bytes).
+    shared_transaction_bytes: u32 = 256, 128, 512;
+    /// Cycles a shared-memory transaction occupies the shared memory
+    /// pipeline beyond the first, per extra transaction of one instruction
+    /// (replays).
+    shared_replay_cycles: u32 = 0, 0, 16;
+    /// Cycles from issue of S2R until its value can be used (not measured).
+    s2r_latency: u32 = 20, 1, 256;
+    /// Cycles from issue of a taken branch until the warp's next instruction
+    /// can issue (not measured).
+    branch_latency: u32 = 4, 0, 64;
+    /// Bytes of L2 (data sheet: 1536 KB).
+    l2_bytes: u32 = 1572864, 1024, 1 << 30;
+    /// L2 associativity (not published; 16 assumed).
+    l2_ways: u32 = 16, 1, 64;
+    /// L2 line, bytes (128).
+    l2_line: u32 = 128, 32, 256;
+    /// Cycles from an SM's request to an L2 hit's data back (not measured
+    /// here; used for LD's latency).
+    l2_latency: u32 = 190, 1, 4096;
+    /// L2 bytes per cycle, the whole chip.
+    l2_bytes_per_cycle: u32 = 512, 16, 8192;
+    /// Extra cycles of a DRAM access beyond the L2's.
+    dram_latency: u32 = 140, 1, 4096;
+    /// DRAM bandwidth, bytes per core cycle, the whole chip (data sheet: 208
+    /// GB/s at 705 MHz = 295).
+    dram_bytes_per_cycle: f64 = 295.0, 1.0, 10000.0;
+    /// Cycles from an LDG's issue to its data for an L2 hit, through the
+    /// read-only cache (~120 as the tuned kernel's scheduling uses it).
+    ldg_latency: u32 = 120, 1, 4096;
+    /// Outstanding L2 line requests per SM for LD/ST (fitted by the LD.128
+    /// streaming read).
+    ld_outstanding: u32 = 32, 1, 4096;
+    /// Outstanding line requests per SM on the read-only path (fitted by the
+    /// LDG.128 streaming read).
+    ldg_outstanding: u32 = 64, 1, 4096;
+    /// Register allocation unit per warp, registers (CUDA occupancy
+    /// calculator, cc 3.5: 256).
+    register_unit: u32 = 256, 1, 65536;
+    /// Shared memory allocation unit per block, bytes (cc 3.5: 256).
+    shared_unit: u32 = 256, 1, 65536;
 }
 
 /// A configuration file as written: every field may be left out.
@@ -65,6 +199,8 @@ impl Default for Config {
 pub struct RawConfig {
     #[serde(default)]
     pub chip: RawChip,
+    #[serde(default)]
+    pub timing: RawTiming,
 }
 
 /// The chip section as written.
@@ -206,7 +342,8 @@ impl Config {
                 ),
             ));
         }
-        Ok(Config { chip })
+        let timing = raw.timing.validate(text, file)?;
+        Ok(Config { chip, timing })
     }
 }
 

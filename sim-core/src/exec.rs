@@ -1881,7 +1881,12 @@ fn atom(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
 /// The byte address of every lane's access of a load or store: the base
 /// register (a pair with `.E`, kept to 32 bits without it) plus the offset.
 #[inline]
-fn addresses(w: &Warp, op: &Op, space: Space, env: &Env) -> Result<[u64; 32], ExecError> {
+pub(crate) fn addresses(
+    w: &Warp,
+    op: &Op,
+    space: Space,
+    env: &Env,
+) -> Result<[u64; 32], ExecError> {
     let base = read(w, &op.src[0], env)?;
     let hi = match op.src[0].src {
         Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),

@@ -365,7 +365,7 @@ fn run_block(
 
 /// Releases every barrier whose expected threads have all arrived (exited warps
 /// count as arrived, as on the hardware). Returns whether one was released.
-fn release_barriers(warps: &mut [Warp]) -> bool {
+pub(crate) fn release_barriers(warps: &mut [Warp]) -> bool {
     let live_threads: u32 = warps
         .iter()
         .filter(|w| w.state != WarpState::Done)
@@ -417,7 +417,7 @@ fn release_barriers(warps: &mut [Warp]) -> bool {
     released
 }
 
-fn deadlock(prog: &Program, env: &Env, warps: &[Warp]) -> SimError {
+pub(crate) fn deadlock(prog: &Program, env: &Env, warps: &[Warp]) -> SimError {
     let mut waiting = Vec::new();
     for w in warps {
         if let WarpState::Barrier { id, .. } = w.state {
@@ -443,7 +443,7 @@ fn thread_of(env: &Env, w: &Warp, lane: u32) -> [u32; 3] {
     [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])]
 }
 
-fn fault(
+pub(crate) fn fault(
     prog: &Program,
     env: &Env,
     w: &Warp,
@@ -467,7 +467,7 @@ fn fault(
     }
 }
 
-fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecError) -> SimError {
+pub(crate) fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecError) -> SimError {
     match e {
         ExecError::OutOfBounds {
             space,

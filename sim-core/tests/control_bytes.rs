@@ -51,25 +51,56 @@ fn ptxas_spaces_dependent_alu_instructions_by_eight_and_dual_issues_only_indepen
                 if !alu(&a.kind) || a.d0 == 255 || a.guard != (7, false) {
                     continue;
                 }
-                let reads = b.src.iter().any(|s| matches!(s.src, Src::Reg(r) if r == a.d0));
-                let map = if reads { &mut dependent } else { &mut independent };
+                let reads = b
+                    .src
+                    .iter()
+                    .any(|s| matches!(s.src, Src::Reg(r) if r == a.d0));
+                let map = if reads {
+                    &mut dependent
+                } else {
+                    &mut independent
+                };
                 *map.entry(prog.ctrl[w[0]]).or_default() += 1;
             }
         }
     }
-    let show = |m: &BTreeMap<u8, usize>| m.iter().map(|(b, n)| format!("{b:#04x}:{n}")).collect::<Vec<_>>().join(" ");
-    println!("control bytes before a dependent instruction:   {}", show(&dependent));
-    println!("control bytes before an independent instruction: {}", show(&independent));
+    let show = |m: &BTreeMap<u8, usize>| {
+        m.iter()
+            .map(|(b, n)| format!("{b:#04x}:{n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!(
+        "control bytes before a dependent instruction:   {}",
+        show(&dependent)
+    );
+    println!(
+        "control bytes before an independent instruction: {}",
+        show(&independent)
+    );
     let dep_total: usize = dependent.values().sum();
     assert!(dep_total > 100, "too few dependent pairs to say anything");
     // Every dependent pair is single-issued with a stall of at least 8, and 8 is
     // what ptxas uses when nothing else holds the consumer back.
     for &b in dependent.keys() {
-        assert!(b & 0xf0 == 0x20 || b == 0x30, "{b:#04x} before a dependent instruction");
-        assert!(b & 0x0f >= 8 || b == 0x30, "{b:#04x}: a stall below 8 before a dependent instruction");
+        assert!(
+            b & 0xf0 == 0x20 || b == 0x30,
+            "{b:#04x} before a dependent instruction"
+        );
+        assert!(
+            b & 0x0f >= 8 || b == 0x30,
+            "{b:#04x}: a stall below 8 before a dependent instruction"
+        );
     }
     let mode = dependent.iter().max_by_key(|(_, n)| **n).map(|(b, _)| *b);
     assert_eq!(mode, Some(0x28));
-    assert_eq!(dependent.get(&0x04), None, "ptxas dual-issued a dependent pair");
-    assert!(independent.get(&0x04).copied().unwrap_or(0) > 100, "no dual issue among independent pairs");
+    assert_eq!(
+        dependent.get(&0x04),
+        None,
+        "ptxas dual-issued a dependent pair"
+    );
+    assert!(
+        independent.get(&0x04).copied().unwrap_or(0) > 100,
+        "no dual issue among independent pairs"
+    );
 }

@@ -678,6 +678,8 @@ pub enum RunError {
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub stats: crate::func::RunStats,
+    /// The timing model's results, when the run was timed.
+    pub timed: Option<crate::timing::Timed>,
     /// Wall time of the simulation alone (not loading, not the checks).
     pub sim_time: std::time::Duration,
     pub registers: u32,
@@ -703,6 +705,32 @@ pub fn execute(
     chip: &crate::config::Chip,
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Outcome, RunError> {
+    let config = crate::config::Config {
+        chip: *chip,
+        ..Default::default()
+    };
+    execute_as(cubin, r, Mode::Functional(order), &config, read)
+}
+
+/// How a launch runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// The functional model, blocks in this order.
+    Functional(crate::func::BlockOrder),
+    /// The cycle-level model.
+    Timed,
+}
+
+/// Runs a resolved launch of a kernel of `cubin` as `mode` says on the chip
+/// `config` describes, and checks the results.
+pub fn execute_as(
+    cubin: &sim_isa::cubin::Cubin,
+    r: &Resolved,
+    mode: Mode,
+    config: &crate::config::Config,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Outcome, RunError> {
+    let chip = &config.chip;
     let mut global = crate::mem::GlobalMem::new();
     let mut addrs = Vec::with_capacity(r.buffers.len());
     for b in &r.buffers {
@@ -711,13 +739,36 @@ pub fn execute(
     let prog = crate::program::Program::load(cubin, &r.kernel, &mut global)?;
     let addr = |n: &str| addrs.iter().find(|(a, _)| *a == n).map_or(0, |x| x.1);
     let params = pack_params(r, &prog.params, prog.param_size, &addr)?;
-    let opts = crate::func::RunOptions {
-        limit: r.limit,
-        order,
-        chip: *chip,
-    };
     let t0 = std::time::Instant::now();
-    let stats = crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?;
+    let (stats, timed) = match mode {
+        Mode::Functional(order) => {
+            let opts = crate::func::RunOptions {
+                limit: r.limit,
+                order,
+                chip: *chip,
+            };
+            (
+                crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?,
+                None,
+            )
+        }
+        Mode::Timed => {
+            let t = crate::timing::run_timed(
+                &prog,
+                &mut global,
+                &r.dims,
+                &params,
+                config,
+                r.limit,
+                &mut crate::timing::Nobody,
+            )?;
+            let stats = crate::func::RunStats {
+                blocks: r.dims.blocks(),
+                warp_instructions: t.stats.warp_instructions,
+            };
+            (stats, Some(t))
+        }
+    };
     let sim_time = t0.elapsed();
     let finals: Vec<Buffer> = r
         .buffers
@@ -741,6 +792,7 @@ pub fn execute(
     }
     Ok(Outcome {
         stats,
+        timed,
         sim_time,
         registers: prog.registers,
         shared_bytes: prog.shared_size + r.dims.dynamic_shared,

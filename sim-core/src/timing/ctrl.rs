@@ -1,0 +1,68 @@
+//! The control byte: how an instruction's 8-bit field in its group's control
+//! word governs issue.
+//!
+//! The reading the model adopts (evidence in the README, *The control byte*):
+//!
+//! - bit 5 set (`0x2n`): single issue; the warp's next instruction may issue
+//!   `n + 1` cycles later (`0x20` back to back, `0x28` after 9 cycles, the ALU
+//!   latency ptxas covers with it before a dependent instruction).
+//! - `0x04` (bit 5 clear, low nibble 4): dual issue, the instruction pairs with
+//!   the next one in the same cycle when the pair is legal.
+//! - the byte `0x00`: the warp waits `unscheduled_stall` cycles (16, as the paper
+//!   measured).
+//! - other bytes with bit 5 clear (`0x05`, `0x90`, ...): single issue, the next
+//!   instruction may issue the next cycle. The paper's tuned kernel writes
+//!   `0x05` on the second instruction of a pair and on the group's single FFMA,
+//!   and `0x90` on each group's seventh instruction; both must cost nothing for
+//!   its 4 cycles per 7-instruction group.
+//! - bits 4, 6 and 7 are kept and reported but change no timing: ptxas sets bit
+//!   4 on variable-latency producers and bits 7 and 4 on `TEXDEPBAR`, and the
+//!   loads they mark are ordered by the scoreboard (LD, LDS, LDL, S2R, SFU,
+//!   FP64) and by `TEXDEPBAR` (LDG), not by these bits.
+
+/// One instruction's control byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ctrl(pub u8);
+
+impl Ctrl {
+    /// Pairs with the next instruction.
+    #[inline]
+    pub fn dual(self) -> bool {
+        self.0 & 0x2f == 0x04
+    }
+
+    /// Cycles from this instruction's issue to the earliest issue of the
+    /// warp's next one (at least 1).
+    #[inline]
+    pub fn gap(self, unscheduled_stall: u32) -> u32 {
+        if self.0 == 0 {
+            unscheduled_stall.max(1)
+        } else if self.0 & 0x20 != 0 {
+            1 + (self.0 & 0x0f) as u32
+        } else {
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_adopted_reading() {
+        assert_eq!(Ctrl(0x20).gap(16), 1);
+        assert_eq!(Ctrl(0x28).gap(16), 9);
+        assert_eq!(Ctrl(0x2f).gap(16), 16);
+        assert_eq!(Ctrl(0x00).gap(16), 16);
+        assert!(Ctrl(0x04).dual() && !Ctrl(0x24).dual() && !Ctrl(0x05).dual());
+        assert!(Ctrl(0x14).dual(), "a barrier bit does not stop a pair");
+        assert_eq!((Ctrl(0x05).gap(16), Ctrl(0x90).gap(16)), (1, 1));
+        // Periodic above 0x20: bits 4, 6 and 7 change nothing.
+        for b in 0x20..=0xffu8 {
+            if b & 0x20 != 0 {
+                assert_eq!(Ctrl(b).gap(16), Ctrl(0x20 | (b & 0xf)).gap(16));
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! What the timing model tells the world: named counters ([`Stats`]), kept
+//! apart from the model's state, and per-cycle [`Event`]s for an [`Observer`]
+//! (the profiler and pipeline viewer of a later issue). An observer whose
+//! `ACTIVE` is false costs nothing: every call site tests the constant first.
+
+/// Why a scheduler issued nothing in a cycle (the reason of the first warp it
+/// looked at, as nvprof attributes stalls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stall {
+    /// Waiting out a control code's stall count (`stall_exec_dependency` for
+    /// fixed-latency results, as the compiler encodes them).
+    ControlCode,
+    /// A scoreboarded result not yet ready (`stall_memory_dependency` for
+    /// loads, `stall_exec_dependency` for SFU/FP64).
+    Dependency,
+    /// `TEXDEPBAR` waiting for read-only loads (`stall_memory_dependency`).
+    Texture,
+    /// A unit busy: SFU, FP64, LSU or shared memory (`stall_pipe_busy`).
+    PipeBusy,
+    /// At a barrier (`stall_sync`).
+    Sync,
+    /// The scheduler repays register bank conflict cycles.
+    BankConflict,
+    /// No warp to run.
+    Idle,
+}
+
+/// The stall reasons, in `Stall` order, with their report names.
+pub const STALLS: [&str; 7] = [
+    "control code",
+    "dependency",
+    "texture barrier",
+    "pipe busy",
+    "barrier",
+    "bank conflict",
+    "idle",
+];
+
+/// One thing that happened in a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A scheduler issued an instruction (and its pair when `dual`).
+    Issue {
+        cycle: u64,
+        sm: u32,
+        sched: u8,
+        warp: u8,
+        pc: u32,
+        dual: bool,
+    },
+    /// A scheduler issued nothing.
+    Stall {
+        cycle: u64,
+        sm: u32,
+        sched: u8,
+        why: Stall,
+    },
+    /// A block finished on an SM.
+    BlockDone { cycle: u64, sm: u32 },
+}
+
+/// Receives the model's events.
+pub trait Observer {
+    /// Whether the model should produce events at all.
+    const ACTIVE: bool;
+    fn event(&mut self, e: Event);
+}
+
+/// No observer: events compile away.
+pub struct Nobody;
+
+impl Observer for Nobody {
+    const ACTIVE: bool = false;
+    #[inline]
+    fn event(&mut self, _: Event) {}
+}
+
+/// Collects every event (for tests and small runs).
+#[derive(Default)]
+pub struct Recorder(pub Vec<Event>);
+
+impl Observer for Recorder {
+    const ACTIVE: bool = true;
+    fn event(&mut self, e: Event) {
+        self.0.push(e);
+    }
+}
+
+/// Counters of one SM (and, summed, of the chip).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Warp-instructions executed.
+    pub warp_instructions: u64,
+    /// Scheduler-cycles that issued (one or a pair).
+    pub issue_cycles: u64,
+    /// Pairs dual-issued.
+    pub dual: u64,
+    /// Scheduler-cycles that issued nothing, by [`Stall`].
+    pub stall: [u64; 7],
+    /// Instructions (or pairs) with a 2-, 3- and 4-way bank conflict.
+    pub conflicts: [u64; 3],
+    /// Reads of a register whose LDG value had not arrived (stale values).
+    pub hazards: u64,
+    pub shared_instructions: u64,
+    pub shared_transactions: u64,
+    pub global_instructions: u64,
+    /// 128-byte lines requested by global accesses.
+    pub global_transactions: u64,
+}
+
+impl Stats {
+    /// Adds `o` into `self`.
+    pub fn add(&mut self, o: &Stats) {
+        self.warp_instructions += o.warp_instructions;
+        self.issue_cycles += o.issue_cycles;
+        self.dual += o.dual;
+        for i in 0..7 {
+            self.stall[i] += o.stall[i];
+        }
+        for i in 0..3 {
+            self.conflicts[i] += o.conflicts[i];
+        }
+        self.hazards += o.hazards;
+        self.shared_instructions += o.shared_instructions;
+        self.shared_transactions += o.shared_transactions;
+        self.global_instructions += o.global_instructions;
+        self.global_transactions += o.global_transactions;
+    }
+}

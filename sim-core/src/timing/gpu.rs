@@ -1,0 +1,232 @@
+//! The whole chip: the block dispatcher, the SMs, and the cycle loop.
+//!
+//! The dispatcher computes how many blocks fit on an SM at once (every
+//! occupancy limit: blocks, threads, warps, registers in their allocation
+//! units, shared memory in its units), hands blocks out in grid order to the
+//! SMs in turn until each is full, and gives each freed slot the next block.
+//! The loop runs SMs in index order within a cycle (their requests to L2 and
+//! DRAM are timed in that order, so a run is deterministic) and skips cycles in
+//! which no SM can do anything.
+
+use crate::config::Config;
+use crate::func::{build_cbank0, check_launch, Dims, SimError};
+use crate::mem::GlobalMem;
+use crate::program::Program;
+use crate::warp::WarpState;
+
+use super::events::{Observer, Stats};
+use super::l2::{MemStats, Memory};
+use super::pipes::infos;
+use super::sm::{Launch, Sm, NEVER};
+
+/// What limits a block's residency, and how many fit on an SM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Occupancy {
+    pub blocks_per_sm: u32,
+    pub warps_per_block: u32,
+    /// The limit that binds: "blocks", "threads", "registers" or "shared memory".
+    pub limiter: &'static str,
+}
+
+/// How many blocks of `dims` fit on one SM.
+pub fn occupancy(prog: &Program, dims: &Dims, config: &Config) -> Result<Occupancy, String> {
+    let c = &config.chip;
+    let t = &config.timing;
+    let warps = dims.threads_per_block().div_ceil(32).max(1);
+    let mut best = (c.max_blocks_per_sm, "blocks");
+    let mut limit = |n: u32, why: &'static str| {
+        if n < best.0 {
+            best = (n, why);
+        }
+    };
+    limit(c.max_threads_per_sm / (warps * 32), "threads");
+    let unit = t.register_unit.max(1);
+    let per_warp = (prog.registers.max(1) * 32).div_ceil(unit) * unit;
+    limit(c.registers_per_sm / (per_warp * warps), "registers");
+    let shared = prog.shared_size + dims.dynamic_shared;
+    if shared > 0 {
+        let su = t.shared_unit.max(1);
+        limit(
+            c.shared_per_sm / (shared.div_ceil(su) * su),
+            "shared memory",
+        );
+    }
+    if best.0 == 0 {
+        return Err(format!(
+            "a block of {} threads with {} registers each and {shared} bytes of shared memory does not fit on an SM ({})",
+            dims.threads_per_block(),
+            prog.registers,
+            best.1
+        ));
+    }
+    Ok(Occupancy {
+        blocks_per_sm: best.0,
+        warps_per_block: warps,
+        limiter: best.1,
+    })
+}
+
+/// A timed run's results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed {
+    /// Cycles from the first block's start to the last block's end.
+    pub cycles: u64,
+    /// SMs simulated.
+    pub sms: u32,
+    pub occupancy: Occupancy,
+    /// Counters summed over the SMs.
+    pub stats: Stats,
+    pub mem: MemStats,
+    /// Per-SM cycles each SM had work (for the load balance).
+    pub busy: Vec<u64>,
+}
+
+impl Timed {
+    /// Milliseconds at the configured clock.
+    pub fn millis(&self, config: &Config) -> f64 {
+        self.cycles as f64 / (config.chip.clock_mhz * 1e3)
+    }
+}
+
+/// Runs the grid `dims` of `prog` cycle by cycle on the chip `config`
+/// describes, with memory `global` (which it changes as the kernel does).
+pub fn run_timed<O: Observer>(
+    prog: &Program,
+    global: &mut GlobalMem,
+    dims: &Dims,
+    params: &[u8],
+    config: &Config,
+    limit: u64,
+    obs: &mut O,
+) -> Result<Timed, SimError> {
+    check_launch(prog, dims, params, &config.chip)?;
+    let occ = occupancy(prog, dims, config).map_err(|why| SimError::BadLaunch {
+        kernel: prog.name.clone(),
+        why,
+    })?;
+    let cbank0 = build_cbank0(prog, dims, params);
+    let infos = infos(prog);
+    let launch = Launch {
+        prog,
+        infos: &infos,
+        cbank0: &cbank0,
+        block_dim: dims.block,
+        grid_dim: dims.grid,
+        config,
+        limit,
+    };
+    let tpb = dims.threads_per_block();
+    let total = dims.blocks();
+    // Never more SMs than blocks need, never more slots than blocks.
+    let nsm = (config.chip.sms as u64).min(total).max(1) as u32;
+    let slots = (occ.blocks_per_sm as u64)
+        .min(total.div_ceil(nsm as u64))
+        .max(1) as usize;
+    let shared = (prog.shared_size + dims.dynamic_shared) as usize;
+    let mut sms: Vec<Sm> = (0..nsm)
+        .map(|i| Sm::new(i, &config.timing, prog, slots, occ.warps_per_block, shared))
+        .collect();
+    let mut mem = Memory::new(&config.timing);
+    let mut next = 0u64;
+    let block_at = |i: u64| -> [u32; 3] {
+        let (gx, gy) = (dims.grid[0] as u64, dims.grid[1] as u64);
+        [
+            (i % gx) as u32,
+            (i / gx % gy) as u32,
+            (i / (gx * gy)) as u32,
+        ]
+    };
+    // The first wave: SMs in turn, one block each, until all are full.
+    'fill: loop {
+        let mut placed = false;
+        for sm in sms.iter_mut() {
+            if next == total {
+                break 'fill;
+            }
+            if sm.start(block_at(next), tpb, 0) {
+                next += 1;
+                placed = true;
+            }
+        }
+        if !placed {
+            break;
+        }
+    }
+    let mut busy = vec![0u64; nsm as usize];
+    let mut finished = Vec::with_capacity(16);
+    let mut done = 0u64;
+    let mut now = 0u64;
+    loop {
+        for (i, sm) in sms.iter_mut().enumerate() {
+            if sm.wake > now {
+                continue;
+            }
+            finished.clear();
+            sm.tick(now, &launch, global, &mut mem, obs, &mut finished)?;
+            done += finished.len() as u64;
+            for _ in 0..finished.len() {
+                if next < total && sm.start(block_at(next), tpb, now + 1) {
+                    next += 1;
+                }
+            }
+            if sm.resident() > 0 {
+                busy[i] = now + 1;
+            }
+        }
+        if done == total {
+            break;
+        }
+        let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
+        if wake == NEVER {
+            return Err(stuck(prog, &sms));
+        }
+        now = wake.max(now + 1);
+    }
+    let mut stats = Stats::default();
+    for sm in &sms {
+        stats.add(&sm.stats);
+    }
+    Ok(Timed {
+        cycles: now + 1,
+        sms: nsm,
+        occupancy: occ,
+        stats,
+        mem: mem.stats,
+        busy,
+    })
+}
+
+/// The error for a chip on which nothing can happen any more: a block whose
+/// live warps all wait at a barrier that will never release.
+fn stuck(prog: &Program, sms: &[Sm]) -> SimError {
+    if let Some(b) = sms.iter().flat_map(|sm| sm.blocks.iter()).find(|b| b.live) {
+        {
+            let mut waiting = Vec::new();
+            for w in &b.warps {
+                if let WarpState::Barrier { id, .. } = w.state {
+                    let pc = (w.pc as u64).saturating_sub(1) * 8;
+                    waiting.push(format!("warp {} at barrier {id} (near {pc:#06x})", w.id));
+                }
+            }
+            let exited = b
+                .warps
+                .iter()
+                .filter(|w| w.state == WarpState::Done)
+                .count();
+            return SimError::Deadlock {
+                kernel: prog.name.clone(),
+                block: b.idx,
+                why: format!(
+                    "a barrier that not every thread reaches: {}; {exited} of {} warps have exited",
+                    waiting.join(", "),
+                    b.warps.len()
+                ),
+            };
+        }
+    }
+    SimError::Deadlock {
+        kernel: prog.name.clone(),
+        block: [0; 3],
+        why: "no SM can make progress".into(),
+    }
+}

@@ -1,0 +1,204 @@
+//! The memory behind the SMs: the shared L2 (set-associative, LRU, one tag per
+//! 128-byte line), its bandwidth, and DRAM's bandwidth and latency; and each
+//! SM's limit on outstanding line requests, one for LD/ST through L2 and one
+//! for the read-only path.
+//!
+//! Requests are timed when they are made: a line request from an SM at cycle
+//! `t` starts when the SM has a free request slot (the request `limit` places
+//! before it has completed) and the L2 can take its sectors; a miss then
+//! queues for DRAM. Requests are made in a fixed order (SMs in index order
+//! within a cycle), so results are deterministic.
+
+use crate::config::Timing;
+
+/// A path from an SM to L2 with its own outstanding-request limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// LD/ST/ATOM through L2.
+    L2,
+    /// LDG through the read-only (texture) path.
+    ReadOnly,
+}
+
+/// Each SM's outstanding request slots on one path: the completion cycle of
+/// the last `limit` requests, oldest first (a ring).
+#[derive(Debug, Clone)]
+pub struct Slots {
+    done: Vec<u64>,
+    head: usize,
+}
+
+impl Slots {
+    pub fn new(limit: u32) -> Slots {
+        Slots {
+            done: vec![0; limit.max(1) as usize],
+            head: 0,
+        }
+    }
+
+    /// When the next request may start.
+    #[inline]
+    pub fn free_at(&self) -> u64 {
+        self.done[self.head]
+    }
+
+    fn take(&mut self, done: u64) {
+        self.done[self.head] = done;
+        self.head = (self.head + 1) % self.done.len();
+    }
+}
+
+/// Counters of the memory system.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemStats {
+    pub l2_hits: u64,
+    pub l2_misses: u64,
+    /// 32-byte sectors read from or written to L2.
+    pub l2_sectors: u64,
+    pub dram_sectors: u64,
+}
+
+/// L2 and DRAM, shared by every SM.
+#[derive(Debug, Clone)]
+pub struct Memory {
+    sets: usize,
+    ways: usize,
+    line_shift: u32,
+    /// Tags (line address + 1; 0 is empty), `sets x ways`.
+    tags: Vec<u64>,
+    /// Last use of each way (for LRU).
+    used: Vec<u64>,
+    stamp: u64,
+    /// Cycles (fractional) when the L2 and DRAM can take the next sector.
+    l2_free: f64,
+    dram_free: f64,
+    l2_cycles_per_sector: f64,
+    dram_cycles_per_sector: f64,
+    l2_latency: u64,
+    ldg_latency: u64,
+    dram_latency: u64,
+    pub stats: MemStats,
+}
+
+impl Memory {
+    pub fn new(t: &Timing) -> Memory {
+        let lines = (t.l2_bytes / t.l2_line).max(1) as usize;
+        let ways = (t.l2_ways as usize).min(lines).max(1);
+        let sets = (lines / ways).max(1);
+        Memory {
+            sets,
+            ways,
+            line_shift: t.l2_line.trailing_zeros(),
+            tags: vec![0; sets * ways],
+            used: vec![0; sets * ways],
+            stamp: 0,
+            l2_free: 0.0,
+            dram_free: 0.0,
+            l2_cycles_per_sector: 32.0 / t.l2_bytes_per_cycle as f64,
+            dram_cycles_per_sector: 32.0 / t.dram_bytes_per_cycle,
+            l2_latency: t.l2_latency as u64,
+            ldg_latency: t.ldg_latency as u64,
+            dram_latency: t.dram_latency as u64,
+            stats: MemStats::default(),
+        }
+    }
+
+    /// Looks `line` (a byte address / 128) up, filling it on a miss.
+    fn lookup(&mut self, line: u64) -> bool {
+        let addr = line << 7 >> self.line_shift;
+        let set = (addr as usize) % self.sets;
+        let base = set * self.ways;
+        self.stamp += 1;
+        let ways = &mut self.tags[base..base + self.ways];
+        if let Some(w) = ways.iter().position(|&t| t == addr + 1) {
+            self.used[base + w] = self.stamp;
+            return true;
+        }
+        let victim = (0..self.ways)
+            .min_by_key(|&w| self.used[base + w])
+            .unwrap_or(0);
+        self.tags[base + victim] = addr + 1;
+        self.used[base + victim] = self.stamp;
+        false
+    }
+
+    /// Times a read of `sectors` 32-byte sectors of 128-byte line `line`,
+    /// requested at `now` on `path` through `slots`; returns the cycle its
+    /// data is back at the SM.
+    pub fn read(
+        &mut self,
+        now: u64,
+        line: u64,
+        sectors: u32,
+        path: Path,
+        slots: &mut Slots,
+    ) -> u64 {
+        let start = (now.max(slots.free_at()) as f64).max(self.l2_free);
+        self.l2_free = start + sectors as f64 * self.l2_cycles_per_sector;
+        self.stats.l2_sectors += sectors as u64;
+        let base = match path {
+            Path::L2 => self.l2_latency,
+            Path::ReadOnly => self.ldg_latency,
+        };
+        let done = if self.lookup(line) {
+            self.stats.l2_hits += 1;
+            start.ceil() as u64 + base
+        } else {
+            self.stats.l2_misses += 1;
+            self.stats.dram_sectors += sectors as u64;
+            let d = start.max(self.dram_free);
+            self.dram_free = d + sectors as f64 * self.dram_cycles_per_sector;
+            self.dram_free.ceil() as u64 + base + self.dram_latency
+        };
+        slots.take(done);
+        done
+    }
+
+    /// Times a write of `sectors` sectors of `line` (write-back L2: the line is
+    /// allocated; the write takes L2 bandwidth, and DRAM's on a miss).
+    pub fn write(&mut self, now: u64, line: u64, sectors: u32) {
+        let start = (now as f64).max(self.l2_free);
+        self.l2_free = start + sectors as f64 * self.l2_cycles_per_sector;
+        self.stats.l2_sectors += sectors as u64;
+        if !self.lookup(line) {
+            self.stats.l2_misses += 1;
+            self.stats.dram_sectors += sectors as u64;
+            self.dram_free =
+                start.max(self.dram_free) + sectors as f64 * self.dram_cycles_per_sector;
+        } else {
+            self.stats.l2_hits += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_after_a_miss_and_lru() {
+        let t = Timing {
+            l2_bytes: 128 * 4,
+            l2_ways: 2,
+            ..Timing::K20M
+        };
+        let mut m = Memory::new(&t);
+        let mut s = Slots::new(1000);
+        let miss = m.read(0, 5, 4, Path::L2, &mut s);
+        let hit = m.read(miss, 5, 4, Path::L2, &mut s);
+        assert!(miss >= t.l2_latency as u64 + t.dram_latency as u64);
+        assert_eq!(hit - miss, t.l2_latency as u64);
+        assert_eq!((m.stats.l2_hits, m.stats.l2_misses), (1, 1));
+    }
+
+    #[test]
+    fn outstanding_limit_bounds_bandwidth() {
+        // One slot: each request waits for the previous one.
+        let t = Timing::K20M;
+        let mut m = Memory::new(&t);
+        let mut s = Slots::new(1);
+        let a = m.read(0, 1, 4, Path::L2, &mut s);
+        let b = m.read(0, 2, 4, Path::L2, &mut s);
+        assert!(b >= a + t.l2_latency as u64);
+    }
+}

@@ -1,0 +1,132 @@
+//! The load/store units' view of an access: how many shared-memory
+//! transactions a warp's access takes (32 banks, 4- or 8-byte wide, broadcast
+//! within a bank word, at most `shared_transaction_bytes` per transaction), and
+//! which 32-byte sectors and 128-byte lines a global access touches
+//! (coalescing).
+
+/// The shared-memory transactions of one warp-instruction: the largest number
+/// of distinct bank words any one bank must deliver (lanes reading the same
+/// word share it), and never fewer than the bytes moved allow.
+pub fn shared_transactions(
+    addrs: &[u64; 32],
+    mask: u32,
+    size: u32,
+    bank_bytes: u32,
+    transaction_bytes: u32,
+) -> u32 {
+    if mask == 0 {
+        return 0;
+    }
+    let bb = bank_bytes.max(1) as u64;
+    let chunks = (size as u64).div_ceil(bb).max(1);
+    // (bank, word) of every chunk of every active lane; at most 32 x 4.
+    let mut words = [0u64; 128];
+    let mut n = 0;
+    for (l, &a) in addrs.iter().enumerate() {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        for k in 0..chunks {
+            let word = (a & 0x00ff_ffff) / bb + k;
+            if n < words.len() {
+                words[n] = word;
+                n += 1;
+            }
+        }
+    }
+    let words = &mut words[..n];
+    words.sort_unstable();
+    let mut per_bank = [0u32; 32];
+    let mut distinct = 0u32;
+    let mut last = u64::MAX;
+    for &w in words.iter() {
+        if w != last {
+            per_bank[(w % 32) as usize] += 1;
+            distinct += 1;
+            last = w;
+        }
+    }
+    let degree = per_bank.into_iter().max().unwrap_or(0);
+    let bytes = distinct as u64 * bb;
+    degree
+        .max(bytes.div_ceil(transaction_bytes.max(1) as u64) as u32)
+        .max(1)
+}
+
+/// The distinct 128-byte lines a warp's global access touches, each with the
+/// number of its 32-byte sectors touched (at most 64 lines: 32 lanes, each
+/// access of up to 16 bytes crossing at most one line boundary).
+pub fn global_lines(addrs: &[u64; 32], mask: u32, size: u32, out: &mut [(u64, u32); 64]) -> usize {
+    let mut sectors = [0u64; 64];
+    let mut n = 0;
+    for (l, &a) in addrs.iter().enumerate() {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let first = a / 32;
+        let last = (a + size.max(1) as u64 - 1) / 32;
+        for s in first..=last.min(first + 1) {
+            if n < sectors.len() {
+                sectors[n] = s;
+                n += 1;
+            }
+        }
+    }
+    let sectors = &mut sectors[..n];
+    sectors.sort_unstable();
+    let mut lines = 0;
+    let mut last = u64::MAX;
+    for &s in sectors.iter() {
+        if lines > 0 && s == last {
+            continue;
+        }
+        last = s;
+        let line = s / 4;
+        if lines > 0 && out[lines - 1].0 == line {
+            out[lines - 1].1 += 1;
+        } else if lines < out.len() {
+            out[lines] = (line, 1);
+            lines += 1;
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seq(stride: u64) -> [u64; 32] {
+        std::array::from_fn(|l| l as u64 * stride)
+    }
+
+    #[test]
+    fn shared_transactions_by_width() {
+        // 8-byte banks: LDS.32 and LDS.64 in one transaction, LDS.128 in two.
+        assert_eq!(shared_transactions(&seq(4), !0, 4, 8, 256), 1);
+        assert_eq!(shared_transactions(&seq(8), !0, 8, 8, 256), 1);
+        assert_eq!(shared_transactions(&seq(16), !0, 16, 8, 256), 2);
+        // Broadcast: every lane reads one word.
+        assert_eq!(shared_transactions(&[64; 32], !0, 4, 8, 256), 1);
+        // Stride of 32 words in 4-byte banks: all lanes in bank 0, 32-way.
+        assert_eq!(shared_transactions(&seq(128), !0, 4, 4, 256), 32);
+        // 4-byte banks: LDS.64 of consecutive lanes touches each bank twice.
+        assert_eq!(shared_transactions(&seq(8), !0, 8, 4, 256), 2);
+        assert_eq!(shared_transactions(&seq(4), 0, 4, 4, 256), 0);
+    }
+
+    #[test]
+    fn global_coalescing() {
+        let mut out = [(0, 0); 64];
+        // 32 x 4 bytes, consecutive: one line, 4 sectors.
+        assert_eq!(global_lines(&seq(4), !0, 4, &mut out), 1);
+        assert_eq!(out[0], (0, 4));
+        // 32 x 16 bytes: 4 lines of 4 sectors.
+        assert_eq!(global_lines(&seq(16), !0, 16, &mut out), 4);
+        assert!(out[..4].iter().all(|&(_, s)| s == 4));
+        // Stride 128: 32 lines, a sector each.
+        assert_eq!(global_lines(&seq(128), !0, 4, &mut out), 32);
+        assert_eq!(global_lines(&[0; 32], !0, 4, &mut out), 1);
+        assert_eq!(out[0], (0, 1));
+    }
+}

@@ -1,0 +1,784 @@
+//! One streaming multiprocessor: its resident blocks and their warps, four warp
+//! schedulers with two dispatch units each, the 32-lane core groups (one per
+//! scheduler, two shared by the scheduler pairs 0/1 and 2/3), the SFU and FP64
+//! units, the load/store units and shared memory, the register banks' operand
+//! collector, and each warp's scoreboard and read-only-load barrier.
+//!
+//! Each cycle (`tick`) the SM first lands read-only loads whose data arrive,
+//! releases barriers whose warps have all arrived, then lets each scheduler
+//! issue, in an order that rotates every cycle so that neither of a pair wins
+//! the shared core group every time. A scheduler with bank-conflict debt of a
+//! cycle or more loses that cycle. An issued instruction runs at once through
+//! the functional executor (`exec`), which keeps values and time together:
+//! results of scoreboarded instructions cannot be read before they are ready,
+//! and an LDG's value is held back and written when its data arrive, so a
+//! reader not protected by `TEXDEPBAR` sees the old value, as on hardware.
+
+use std::collections::VecDeque;
+
+use crate::config::{Config, Timing};
+use crate::exec::{addresses, exec, next_slot, Env};
+use crate::func::{exec_fault, fault, release_barriers, SimError};
+use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::op::{Kind, Space};
+use crate::program::Program;
+use crate::warp::{Warp, WarpState};
+
+use super::collector::{bank, BANKS};
+use super::ctrl::Ctrl;
+use super::events::{Event, Observer, Stall, Stats};
+use super::l2::{Memory, Path, Slots};
+use super::lsu::{global_lines, shared_transactions};
+use super::pipes::{Info, Latency, Pipe};
+
+/// A never-reached cycle.
+pub const NEVER: u64 = u64::MAX;
+
+/// A read-only load's value, held until its data arrive.
+#[derive(Clone, Copy)]
+struct Pending {
+    at: u64,
+    reg: u8,
+    n: u8,
+    mask: u32,
+    rows: [[u32; 32]; 4],
+}
+
+/// A warp's timing state beside its functional state.
+#[derive(Clone)]
+pub struct WarpTiming {
+    /// The earliest cycle the control codes let the next instruction issue.
+    next_issue: u64,
+    /// The scoreboard: the cycle each register's pending result is ready.
+    ready: Box<[u64; 256]>,
+    /// Read-only loads not yet landed, in issue order.
+    tex: VecDeque<Pending>,
+    sched: u8,
+}
+
+impl WarpTiming {
+    fn new() -> WarpTiming {
+        WarpTiming {
+            next_issue: 0,
+            ready: Box::new([0; 256]),
+            tex: VecDeque::with_capacity(16),
+            sched: 0,
+        }
+    }
+
+    fn reset(&mut self, now: u64, sched: u8) {
+        self.next_issue = now;
+        self.ready.fill(0);
+        self.tex.clear();
+        self.sched = sched;
+    }
+}
+
+/// A block resident on the SM, with its memories.
+pub struct BlockSlot {
+    pub idx: [u32; 3],
+    pub live: bool,
+    pub warps: Vec<Warp>,
+    timing: Vec<WarpTiming>,
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    locks: Vec<u32>,
+    /// Warp-instructions executed.
+    pub executed: u64,
+    /// A warp waits at a barrier.
+    at_barrier: bool,
+}
+
+/// A warp scheduler.
+#[derive(Clone, Default)]
+struct Scheduler {
+    /// Its warps: (block slot, warp index).
+    warps: Vec<(u8, u8)>,
+    /// Index in `warps` of the warp issued last (loose round robin).
+    last: usize,
+    /// Issue cycles owed to register bank conflicts.
+    debt: f64,
+    sfu_free: u64,
+    fp64_free: u64,
+    /// The operand collector: the last instruction's warp, cycle and reads.
+    prev_warp: (u8, u8),
+    prev_cycle: u64,
+    prev_reads: [u8; 8],
+}
+
+/// What the SM needs of the launch, shared by every SM.
+pub struct Launch<'a> {
+    pub prog: &'a Program,
+    pub infos: &'a [Info],
+    pub cbank0: &'a [u8],
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub config: &'a Config,
+    /// The most warp-instructions a block may execute.
+    pub limit: u64,
+}
+
+/// One SM.
+pub struct Sm {
+    pub id: u32,
+    pub blocks: Vec<BlockSlot>,
+    scheds: Vec<Scheduler>,
+    lsu_free: u64,
+    shared_free: u64,
+    /// The cycle each shared core group was last taken.
+    group_taken: [u64; 2],
+    ld_slots: Slots,
+    ldg_slots: Slots,
+    /// The earliest cycle anything can happen here.
+    pub wake: u64,
+    /// The earliest landing of a read-only load.
+    next_land: u64,
+    pub stats: Stats,
+}
+
+impl Sm {
+    /// An SM with room for `slots` blocks of `warps` warps each.
+    pub fn new(id: u32, t: &Timing, prog: &Program, slots: usize, warps: u32, shared: usize) -> Sm {
+        let blocks = (0..slots)
+            .map(|_| BlockSlot {
+                idx: [0; 3],
+                live: false,
+                warps: (0..warps)
+                    .map(|i| Warp::new(i, prog.registers, 0))
+                    .collect(),
+                timing: (0..warps).map(|_| WarpTiming::new()).collect(),
+                shared: vec![0; shared],
+                local: vec![0; warps as usize * 32 * prog.local_size as usize],
+                locks: vec![0; shared.div_ceil(128).max(1)],
+                executed: 0,
+                at_barrier: false,
+            })
+            .collect();
+        Sm {
+            id,
+            blocks,
+            scheds: vec![Scheduler::default(); t.schedulers as usize],
+            lsu_free: 0,
+            shared_free: 0,
+            group_taken: [NEVER; 2],
+            ld_slots: Slots::new(t.ld_outstanding),
+            ldg_slots: Slots::new(t.ldg_outstanding),
+            wake: NEVER,
+            next_land: NEVER,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Resident blocks.
+    pub fn resident(&self) -> usize {
+        self.blocks.iter().filter(|b| b.live).count()
+    }
+
+    /// Starts block `idx` in a free slot at cycle `now`; false when none is free.
+    pub fn start(&mut self, idx: [u32; 3], threads: u32, now: u64) -> bool {
+        let Some(s) = self.blocks.iter().position(|b| !b.live) else {
+            return false;
+        };
+        let nsched = self.scheds.len();
+        let b = &mut self.blocks[s];
+        b.idx = idx;
+        b.live = true;
+        b.executed = 0;
+        b.at_barrier = false;
+        b.shared.fill(0);
+        b.local.fill(0);
+        b.locks.fill(0);
+        for (i, (w, t)) in b.warps.iter_mut().zip(b.timing.iter_mut()).enumerate() {
+            let n = threads.saturating_sub(i as u32 * 32).min(32);
+            w.reset(if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
+            // Warps go to schedulers by their slot on the SM.
+            let sched = (s * b_warps(threads) + i) % nsched;
+            t.reset(now, sched as u8);
+        }
+        self.rebuild();
+        self.wake = self.wake.min(now);
+        true
+    }
+
+    /// Rebuilds the schedulers' warp lists from the live blocks.
+    fn rebuild(&mut self) {
+        for s in &mut self.scheds {
+            s.warps.clear();
+        }
+        for (bi, b) in self.blocks.iter().enumerate() {
+            if !b.live {
+                continue;
+            }
+            for (wi, (w, t)) in b.warps.iter().zip(&b.timing).enumerate() {
+                if w.state != WarpState::Done {
+                    self.scheds[t.sched as usize]
+                        .warps
+                        .push((bi as u8, wi as u8));
+                }
+            }
+        }
+        for s in &mut self.scheds {
+            if s.last >= s.warps.len() {
+                s.last = 0;
+            }
+        }
+    }
+
+    /// Runs cycle `now`. Returns the blocks that finished in it.
+    pub fn tick<O: Observer>(
+        &mut self,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+        finished: &mut Vec<[u32; 3]>,
+    ) -> Result<(), SimError> {
+        let t = &l.config.timing;
+        let mut wake = NEVER;
+        // 1. Read-only loads whose data arrive now land in their registers.
+        if now >= self.next_land {
+            self.land(now);
+        }
+        if self.next_land != NEVER {
+            wake = wake.min(self.next_land);
+        }
+        // 2. Barriers whose warps have all arrived release.
+        for b in self.blocks.iter_mut().filter(|b| b.live && b.at_barrier) {
+            if release_barriers(&mut b.warps) {
+                for (w, tm) in b.warps.iter().zip(b.timing.iter_mut()) {
+                    if w.state == WarpState::Running {
+                        tm.next_issue = tm.next_issue.max(now + 1);
+                    }
+                }
+                wake = wake.min(now + 1);
+            }
+            b.at_barrier = b
+                .warps
+                .iter()
+                .any(|w| matches!(w.state, WarpState::Barrier { .. }));
+        }
+        // 3. The schedulers, in an order that rotates every cycle.
+        let n = self.scheds.len();
+        let mut changed = false;
+        for k in 0..n {
+            let s = (k + now as usize) % n;
+            let r = self.schedule(s, now, l, global, mem, obs)?;
+            wake = wake.min(r.0);
+            changed |= r.1;
+        }
+        if changed {
+            // A warp or block may have finished.
+            let mut any = false;
+            for b in self.blocks.iter_mut().filter(|b| b.live) {
+                if b.warps.iter().all(|w| w.state == WarpState::Done) {
+                    b.live = false;
+                    finished.push(b.idx);
+                    any = true;
+                }
+            }
+            self.rebuild();
+            if any {
+                obs.event(Event::BlockDone {
+                    cycle: now,
+                    sm: self.id,
+                });
+            }
+        }
+        let _ = t;
+        self.wake = wake;
+        Ok(())
+    }
+
+    /// Lands every read-only load whose data have arrived by `now`.
+    fn land(&mut self, now: u64) {
+        let mut next = NEVER;
+        for b in self.blocks.iter_mut().filter(|b| b.live) {
+            for (w, tm) in b.warps.iter_mut().zip(b.timing.iter_mut()) {
+                while let Some(p) = tm.tex.front() {
+                    if p.at > now {
+                        next = next.min(p.at);
+                        break;
+                    }
+                    for k in 0..p.n {
+                        w.set_reg(p.reg + k, &p.rows[k as usize], p.mask);
+                    }
+                    tm.tex.pop_front();
+                }
+            }
+        }
+        self.next_land = next;
+    }
+
+    /// Lets scheduler `s` issue at `now`. Returns the earliest cycle it may
+    /// issue again and whether a warp's state changed (exit or barrier).
+    fn schedule<O: Observer>(
+        &mut self,
+        s: usize,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+    ) -> Result<(u64, bool), SimError> {
+        let t = &l.config.timing;
+        let nw = self.scheds[s].warps.len();
+        if nw == 0 {
+            return Ok((NEVER, false));
+        }
+        if self.scheds[s].debt >= 1.0 {
+            self.scheds[s].debt -= 1.0;
+            self.stats.stall[Stall::BankConflict as usize] += 1;
+            return Ok((now + 1, false));
+        }
+        let mut wake = NEVER;
+        let mut reason = Stall::Idle;
+        let greedy = t.policy == 1;
+        // Loose round robin starts after the warp issued last; greedy tries it
+        // first and then the oldest (lowest) ones.
+        let last = self.scheds[s].last;
+        for k in 0..nw {
+            let i = if greedy {
+                match k {
+                    0 => last,
+                    _ if k - 1 < last => k - 1,
+                    _ => k,
+                }
+            } else {
+                (last + 1 + k) % nw
+            };
+            let (bi, wi) = self.scheds[s].warps[i];
+            let (bi, wi) = (bi as usize, wi as usize);
+            match self.ready(s, bi, wi, now, l) {
+                Ok(()) => {
+                    let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
+                    self.scheds[s].last = i;
+                    return Ok((now + 1, changed));
+                }
+                Err((when, why)) => {
+                    wake = wake.min(when);
+                    if reason == Stall::Idle {
+                        reason = why;
+                    }
+                }
+            }
+        }
+        self.stats.stall[reason as usize] += 1;
+        if O::ACTIVE {
+            obs.event(Event::Stall {
+                cycle: now,
+                sm: self.id,
+                sched: s as u8,
+                why: reason,
+            });
+        }
+        Ok((wake, false))
+    }
+
+    /// Whether warp (`bi`, `wi`) of scheduler `s` can issue its next
+    /// instruction at `now`; else when it might and why not.
+    fn ready(
+        &self,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        now: u64,
+        l: &Launch,
+    ) -> Result<(), (u64, Stall)> {
+        let b = &self.blocks[bi];
+        let w = &b.warps[wi];
+        match w.state {
+            WarpState::Running => {}
+            WarpState::Barrier { .. } => return Err((NEVER, Stall::Sync)),
+            _ => return Err((NEVER, Stall::Idle)),
+        }
+        let tm = &b.timing[wi];
+        if tm.next_issue > now {
+            return Err((tm.next_issue, Stall::ControlCode));
+        }
+        let Some(info) = l.infos.get(w.pc as usize) else {
+            // Running off the end of the code: let issue report it.
+            return Ok(());
+        };
+        self.operands_ready(s, tm, info, now)
+    }
+
+    /// The scoreboard, `TEXDEPBAR` and the units an instruction needs.
+    fn operands_ready(
+        &self,
+        s: usize,
+        tm: &WarpTiming,
+        info: &Info,
+        now: u64,
+    ) -> Result<(), (u64, Stall)> {
+        let mut at = 0u64;
+        for &r in info.reads() {
+            at = at.max(tm.ready[r as usize]);
+        }
+        for k in 0..info.ndst {
+            at = at.max(tm.ready[info.dst.wrapping_add(k) as usize]);
+        }
+        if at > now {
+            return Err((at, Stall::Dependency));
+        }
+        if let Some(n) = info.texdepbar {
+            let n = n as usize;
+            if tm.tex.len() > n {
+                return Err((tm.tex[tm.tex.len() - n - 1].at, Stall::Texture));
+            }
+        }
+        let sc = &self.scheds[s];
+        let unit = match info.pipe {
+            Pipe::Sfu => sc.sfu_free,
+            Pipe::Fp64 => sc.fp64_free,
+            Pipe::Lsu => self.lsu_free.max(if info.lat == Latency::Shared {
+                self.shared_free
+            } else {
+                0
+            }),
+            _ => 0,
+        };
+        if unit > now {
+            return Err((unit, Stall::PipeBusy));
+        }
+        Ok(())
+    }
+
+    /// Issues warp (`bi`, `wi`)'s next instruction, and the one after it when
+    /// the control byte asks for a pair and the pair is legal.
+    #[allow(clippy::too_many_arguments)]
+    fn issue<O: Observer>(
+        &mut self,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+    ) -> Result<bool, SimError> {
+        let t = &l.config.timing;
+        let pc = self.blocks[bi].warps[wi].pc;
+        let first = self.one(s, bi, wi, now, l, global, mem)?;
+        let mut reads = [255u8; 16];
+        let mut nr = 0;
+        for &r in first.reads() {
+            reads[nr] = r;
+            nr += 1;
+        }
+        let mut last = first;
+        let mut dual = false;
+        let w = &self.blocks[bi].warps[wi];
+        if t.dual_issue == 1
+            && Ctrl(first.ctrl).dual()
+            && w.state == WarpState::Running
+            && w.pc == next_slot(pc)
+        {
+            if let Some(second) = l.infos.get(w.pc as usize).copied() {
+                if self.pairs(s, bi, wi, &first, &second, now) {
+                    if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
+                        self.group_taken[s / 2 % 2] = now;
+                    }
+                    self.one(s, bi, wi, now, l, global, mem)?;
+                    for &r in second.reads() {
+                        if nr < reads.len() && !reads[..nr].contains(&r) {
+                            reads[nr] = r;
+                            nr += 1;
+                        }
+                    }
+                    last = second;
+                    dual = true;
+                }
+            }
+        }
+        // The operand collector: the busiest bank's reads, not counting what
+        // this warp's instruction just before read.
+        let sc = &mut self.scheds[s];
+        let reuse = sc.prev_warp == (bi as u8, wi as u8) && sc.prev_cycle + 1 == now;
+        let mut per_bank = [0u32; BANKS];
+        for &r in &reads[..nr] {
+            if reuse && sc.prev_reads.contains(&r) {
+                continue;
+            }
+            if let Some(b) = bank(r) {
+                per_bank[b] += 1;
+            }
+        }
+        let degree = per_bank.into_iter().max().unwrap_or(0);
+        let cost = match degree {
+            0 | 1 => 0.0,
+            2 => t.conflict_2way,
+            3 => t.conflict_3way,
+            _ => t.conflict_4way,
+        };
+        sc.debt += cost;
+        if degree >= 2 {
+            self.stats.conflicts[(degree.min(4) - 2) as usize] += 1;
+        }
+        sc.prev_warp = (bi as u8, wi as u8);
+        sc.prev_cycle = now;
+        sc.prev_reads = [255; 8];
+        let lr = last.reads();
+        sc.prev_reads[..lr.len()].copy_from_slice(lr);
+        let tm = &mut self.blocks[bi].timing[wi];
+        tm.next_issue = tm
+            .next_issue
+            .max(now + Ctrl(last.ctrl).gap(t.unscheduled_stall) as u64);
+        self.stats.issue_cycles += 1;
+        self.stats.dual += dual as u64;
+        if O::ACTIVE {
+            obs.event(Event::Issue {
+                cycle: now,
+                sm: self.id,
+                sched: s as u8,
+                warp: wi as u8,
+                pc,
+                dual,
+            });
+        }
+        let w = &self.blocks[bi].warps[wi];
+        let changed = w.state != WarpState::Running;
+        if matches!(w.state, WarpState::Barrier { .. }) {
+            self.blocks[bi].at_barrier = true;
+        }
+        Ok(changed)
+    }
+
+    /// Whether `second` may issue with `first` in this cycle.
+    fn pairs(&self, s: usize, bi: usize, wi: usize, first: &Info, second: &Info, now: u64) -> bool {
+        if first.feeds(second) || first.global || second.global {
+            return false;
+        }
+        if matches!(second.pipe, Pipe::Control | Pipe::Fp64) || first.pipe == Pipe::Fp64 {
+            return false;
+        }
+        if first.pipe == second.pipe && first.pipe != Pipe::Core {
+            return false;
+        }
+        if first.pipe == Pipe::Core
+            && second.pipe == Pipe::Core
+            && self.group_taken[s / 2 % 2] == now
+        {
+            return false;
+        }
+        self.operands_ready(s, &self.blocks[bi].timing[wi], second, now)
+            .is_ok()
+    }
+
+    /// Executes one instruction of warp (`bi`, `wi`) and times it.
+    #[allow(clippy::too_many_arguments)]
+    fn one(
+        &mut self,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+    ) -> Result<Info, SimError> {
+        let t = &l.config.timing;
+        let prog = l.prog;
+        let sm = self.id;
+        let b = &mut self.blocks[bi];
+        let w = &mut b.warps[wi];
+        let tm = &mut b.timing[wi];
+        let pc = w.pc;
+        let mut env = Env {
+            prog,
+            cbank0: l.cbank0,
+            global,
+            shared: &mut b.shared,
+            local: &mut b.local,
+            local_size: prog.local_size,
+            block_idx: b.idx,
+            block_dim: l.block_dim,
+            grid_dim: l.grid_dim,
+            clock: now,
+            sm,
+            sms: l.config.chip.sms,
+            locks: &mut b.locks,
+        };
+        let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize).copied())
+        else {
+            return Err(fault(
+                prog,
+                &env,
+                w,
+                pc,
+                None,
+                "the warp ran past the end of the code".into(),
+            ));
+        };
+        b.executed += 1;
+        if b.executed > l.limit {
+            return Err(SimError::Limit {
+                kernel: prog.name.clone(),
+                block: b.idx,
+                limit: l.limit,
+            });
+        }
+        // A read of a register an LDG has not yet written reads its old value.
+        if !tm.tex.is_empty()
+            && info.reads().iter().any(|&r| {
+                tm.tex
+                    .iter()
+                    .any(|p| (p.reg as u32..p.reg as u32 + p.n as u32).contains(&(r as u32)))
+            })
+        {
+            self.stats.hazards += 1;
+        }
+        // The lanes and addresses of a memory access, before it runs.
+        let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
+        let mask = w.active & guard;
+        let access = match op.kind {
+            Kind::Ld { space, w: width } | Kind::St { space, w: width } => {
+                addresses(w, op, space, &env)
+                    .ok()
+                    .map(|a| (a, space, width.bytes()))
+            }
+            Kind::Atom { space, ty, .. } => addresses(w, op, space, &env).ok().map(|a| {
+                (
+                    a,
+                    space,
+                    if matches!(ty, crate::op::AtomType::U64 | crate::op::AtomType::S64) {
+                        8
+                    } else {
+                        4
+                    },
+                )
+            }),
+            Kind::LdsLk { wide } | Kind::StsCul { wide } => addresses(w, op, Space::Shared, &env)
+                .ok()
+                .map(|a| (a, Space::Shared, if wide { 8 } else { 4 })),
+            _ => None,
+        };
+        let mut saved = [[0u32; 32]; 4];
+        let tex = info.lat == Latency::Texture && info.ndst > 0;
+        if tex {
+            for k in 0..info.ndst.min(4) {
+                saved[k as usize] = w.reg(info.dst + k);
+            }
+        }
+        if let Err(e) = exec(op, w, &mut env) {
+            return Err(exec_fault(prog, &env, w, pc, e));
+        }
+        self.stats.warp_instructions += 1;
+        if w.pc != next_slot(pc) && w.state == WarpState::Running {
+            tm.next_issue = tm.next_issue.max(now + 1 + t.branch_latency as u64);
+        }
+        // When the result is ready, and what the units are busy with.
+        let sc = &mut self.scheds[s];
+        let mut ready = now;
+        match info.pipe {
+            Pipe::Sfu => {
+                sc.sfu_free = now + t.sfu_interval as u64;
+                ready = now + t.sfu_latency as u64;
+            }
+            Pipe::Fp64 => {
+                sc.fp64_free = now + t.fp64_interval as u64;
+                ready = now + t.fp64_latency as u64;
+            }
+            _ => {}
+        }
+        match info.lat {
+            Latency::S2R => ready = now + t.s2r_latency as u64,
+            Latency::Const => ready = now + t.lds_latency as u64,
+            _ => {}
+        }
+        if info.pipe == Pipe::Lsu {
+            self.lsu_free = now + 1;
+            if let Some((addrs, space, size)) = access {
+                let first = (0..32)
+                    .find(|&l| mask >> l & 1 == 1)
+                    .map_or(0, |l| addrs[l]);
+                let window = |base: u64| {
+                    space == Space::Generic && (base..base + WINDOW_SIZE).contains(&first)
+                };
+                let store = matches!(op.kind, Kind::St { .. } | Kind::StsCul { .. });
+                if space == Space::Shared
+                    || window(SHARED_WINDOW)
+                    || matches!(op.kind, Kind::Shfl { .. })
+                {
+                    let tx = shared_transactions(
+                        &addrs,
+                        mask,
+                        size,
+                        t.shared_bank_bytes,
+                        t.shared_transaction_bytes,
+                    );
+                    let start = now.max(self.shared_free);
+                    let tx1 = tx.max(1) as u64;
+                    let busy = tx1 + (tx1 - 1) * t.shared_replay_cycles as u64;
+                    self.shared_free = start + busy;
+                    self.lsu_free = self.lsu_free.max(start + busy);
+                    ready = start + busy - 1 + t.lds_latency as u64;
+                    self.stats.shared_transactions += tx as u64;
+                    self.stats.shared_instructions += 1;
+                } else if space == Space::Local || window(LOCAL_WINDOW) {
+                    // Local memory lives in L1: shared memory's latency.
+                    let mut lines = [(0u64, 0u32); 64];
+                    let n = global_lines(&addrs, mask, size, &mut lines);
+                    self.lsu_free = now + n.max(1) as u64;
+                    ready = now + n.max(1) as u64 - 1 + t.lds_latency as u64;
+                } else {
+                    let mut lines = [(0u64, 0u32); 64];
+                    let n = global_lines(&addrs, mask, size, &mut lines);
+                    self.lsu_free = now + n.max(1) as u64;
+                    self.stats.global_transactions += n as u64;
+                    self.stats.global_instructions += 1;
+                    let path = if info.lat == Latency::Texture {
+                        Path::ReadOnly
+                    } else {
+                        Path::L2
+                    };
+                    let slots = if path == Path::ReadOnly {
+                        &mut self.ldg_slots
+                    } else {
+                        &mut self.ld_slots
+                    };
+                    for &(line, sectors) in &lines[..n] {
+                        if store {
+                            mem.write(now, line, sectors);
+                        } else {
+                            ready = ready.max(mem.read(now, line, sectors, path, slots));
+                        }
+                    }
+                }
+            } else if matches!(op.kind, Kind::Shfl { .. }) {
+                let start = now.max(self.shared_free);
+                self.shared_free = start + 1;
+                ready = start + t.lds_latency as u64;
+            }
+        }
+        let w = &mut b.warps[wi];
+        if tex {
+            // Hold the loaded value back until it arrives, in order.
+            let at = tm.tex.back().map_or(ready, |p| p.at.max(ready));
+            let mut p = Pending {
+                at,
+                reg: info.dst,
+                n: info.ndst.min(4),
+                mask,
+                rows: [[0; 32]; 4],
+            };
+            for k in 0..p.n {
+                p.rows[k as usize] = w.reg(info.dst + k);
+                w.set_reg(info.dst + k, &saved[k as usize], u32::MAX);
+            }
+            tm.tex.push_back(p);
+            self.next_land = self.next_land.min(at);
+        } else if !matches!(info.lat, Latency::None | Latency::Alu) {
+            for k in 0..info.ndst {
+                tm.ready[info.dst.wrapping_add(k) as usize] = ready;
+            }
+        }
+        Ok(info)
+    }
+}
+
+/// Warps of a block of `threads` threads.
+fn b_warps(threads: u32) -> usize {
+    threads.div_ceil(32) as usize
+}

@@ -1,0 +1,85 @@
+//! The cycle-level model runs every kernel of the suite (ptxas's own code and
+//! control codes) to the same, correct results as the functional model, with
+//! no read of a value before it arrived; and a run is deterministic.
+
+use std::path::{Path, PathBuf};
+
+use sim_core::config::Config;
+use sim_core::launch::{self, Mode};
+use sim_isa::cubin::Cubin;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn launch_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("traces/kernels"))
+        .expect("traces/kernels")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".launch.ron"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn run(path: &Path, config: &Config) -> launch::Outcome {
+    let text = std::fs::read_to_string(path).expect("launch file");
+    let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dir = path.parent().expect("folder").to_path_buf();
+    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+    let r =
+        launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .replace(".launch.ron", ".cubin");
+    let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
+    let cubin = Cubin::parse(&std::fs::read(&cubin_path).expect("cubin")).expect("cubin parses");
+    launch::execute_as(&cubin, &r, Mode::Timed, config, &read)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_suite_kernel_runs_timed_to_its_reference() {
+    let config = Config::default();
+    let mut failed = Vec::new();
+    for f in launch_files() {
+        let out = run(&f, &config);
+        let t = out.timed.as_ref().expect("timed");
+        println!(
+            "{}: {} cycles, {} warp-instructions, IPC {:.2}, {} dual, {} blocks/SM ({}), {} stale reads, checks {}",
+            f.file_name().unwrap().to_string_lossy(),
+            t.cycles,
+            t.stats.warp_instructions,
+            t.stats.warp_instructions as f64 / t.cycles as f64 / t.sms as f64,
+            t.stats.dual,
+            t.occupancy.blocks_per_sm,
+            t.occupancy.limiter,
+            t.stats.hazards,
+            if out.passed() { "PASS" } else { "FAIL" }
+        );
+        if !out.passed() {
+            failed.push(format!("{}", f.display()));
+        }
+        assert_eq!(
+            t.stats.hazards,
+            0,
+            "{}: ptxas's code read an LDG value early",
+            f.display()
+        );
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn timed_runs_are_deterministic() {
+    let config = Config::default();
+    for name in ["sgemm_tiled_4x4", "reduce", "histogram", "transpose_padded"] {
+        let f = root().join(format!("traces/kernels/{name}.launch.ron"));
+        let a = run(&f, &config).timed.expect("timed");
+        let b = run(&f, &config).timed.expect("timed");
+        assert_eq!(a, b, "{name}");
+        println!("{name}: {} cycles twice", a.cycles);
+    }
+}
