@@ -103,8 +103,8 @@ impl KernelSrc {
 /// Assembles `source` into kernels, in the order they appear.
 pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
     let mut kernels: Vec<KernelSrc> = Vec::new();
-    for (i, raw) in source.lines().enumerate() {
-        let line = i + 1;
+    for (line, raw) in expand_repeats(source)? {
+        let raw = raw.as_str();
         let Some((text, hint)) = strip_comments(raw, line)? else {
             continue;
         };
@@ -125,6 +125,24 @@ pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
         if let Some(word) = control_line(text) {
             let k = current(&mut kernels, line)?;
             k.items.push(Item::Control { word, line });
+            continue;
+        }
+        if text == ".group" {
+            // Pad with NOPs so that the next instruction starts a group of seven.
+            let k = current(&mut kernels, line)?;
+            let n = k
+                .items
+                .iter()
+                .filter(|i| matches!(i, Item::Ins { .. }))
+                .count();
+            for _ in 0..(7 - n % 7) % 7 {
+                k.items.push(Item::Ins {
+                    text: "NOP".into(),
+                    field: Some(0x20),
+                    hint: None,
+                    line,
+                });
+            }
             continue;
         }
         if text.starts_with('.') {
@@ -169,6 +187,59 @@ pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
         });
     }
     kernels.into_iter().map(finish).collect()
+}
+
+/// The source's lines with every `.rep N` ... `.endr` block written out `N`
+/// times (blocks nest; `{i}` in a block is its repetition's index, from 0),
+/// each with its line number in the source.
+fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
+    /// Copies lines from `at` into `out` until an `.endr` (true) or the end
+    /// (false), expanding inner blocks.
+    fn block(
+        lines: &[(usize, &str)],
+        at: &mut usize,
+        out: &mut Vec<(usize, String)>,
+    ) -> Result<bool, AsmError> {
+        while *at < lines.len() {
+            let (line, raw) = lines[*at];
+            let word = raw.split("//").next().unwrap_or("").trim();
+            *at += 1;
+            if word == ".endr" {
+                return Ok(true);
+            }
+            let Some(n) = word.strip_prefix(".rep ") else {
+                out.push((line, raw.to_string()));
+                continue;
+            };
+            let n: usize = n.trim().parse().map_err(|_| AsmError {
+                line,
+                message: format!("`{word}`: `.rep` takes a count"),
+            })?;
+            if n > 1_000_000 {
+                return err(line, format!("`.rep {n}`: at most 1000000 repetitions"));
+            }
+            let mut body = Vec::new();
+            if !block(lines, at, &mut body)? {
+                return err(line, "`.rep` without `.endr`");
+            }
+            for i in 0..n {
+                let k = i.to_string();
+                out.extend(body.iter().map(|(l, t)| (*l, t.replace("{i}", &k))));
+            }
+        }
+        Ok(false)
+    }
+    let lines: Vec<(usize, &str)> = source
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    while block(&lines, &mut at, &mut out)? {
+        return err(lines[at - 1].0, "`.endr` without `.rep`");
+    }
+    Ok(out)
 }
 
 fn current(kernels: &mut [KernelSrc], line: usize) -> Result<&mut KernelSrc, AsmError> {
@@ -621,6 +692,18 @@ fn highest_register(text: &str) -> i64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn repeats_and_groups() {
+        let src = ".kernel k\n.rep 3\n[0x20] IADD R{i}, R{i}, 0x1;\n.endr\n.group\nloop: [0x20] BRA loop;\n";
+        let k = &super::assemble_source(src).expect("assembles")[0];
+        // 3 IADDs, 4 NOPs to the next group, the BRA: two control words.
+        assert_eq!(k.code.len(), 16);
+        let e = super::assemble_source(".kernel k\n.rep 2\nNOP;\n").unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (2, "`.rep` without `.endr`"));
+        let e = super::assemble_source(".kernel k\nNOP;\n.endr\n").unwrap_err();
+        assert_eq!(e.line, 3);
+    }
+
     use super::*;
     use crate::decode::disassemble;
 
