@@ -22,13 +22,59 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 3)]
         runs: u32,
     },
+    /// The microbenchmark suite (`traces/micro`) on the timing model, against
+    /// the K20m's measured figures: prints a table, writes JSON.
+    Micro {
+        /// The machine configuration.
+        #[arg(long, default_value = "configs/k20m.ron")]
+        config: PathBuf,
+        /// Also write the rows as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Stream 64 MB instead of the paper's 256 MB (the bandwidth is the same
+        /// once streaming; CI uses this).
+        #[arg(long)]
+        fast: bool,
+        /// Exit non-zero when a figure leaves its band.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 /// Runs a benchmark.
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Func { size, runs } => func(size, runs),
+        BenchCmd::Micro {
+            config,
+            json,
+            fast,
+            check,
+        } => micro(&config, json.as_deref(), fast, check),
     }
+}
+
+fn micro(config: &Path, json: Option<&Path>, fast: bool, check: bool) -> Result<()> {
+    let text = std::fs::read_to_string(config).map_err(|e| anyhow!("{}: {e}", config.display()))?;
+    let cfg = sim_core::config::Config::parse(&text, &config.display().to_string())?;
+    let t0 = std::time::Instant::now();
+    let rows = crate::micro::suite(&workspace(), &cfg, fast)?;
+    crate::micro::print(&rows);
+    let out = rows.iter().filter(|r| !r.ok).count();
+    println!(
+        "{} rows, {} with a measured figure, {out} out of band ({:.1} s)",
+        rows.len(),
+        rows.iter().filter(|r| r.measured.is_some()).count(),
+        t0.elapsed().as_secs_f64()
+    );
+    if let Some(p) = json {
+        let s = serde_json::to_string_pretty(&rows)?;
+        std::fs::write(p, s).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
+    if check && out > 0 {
+        bail!("{out} microbenchmark figures are out of their bands");
+    }
+    Ok(())
 }
 
 fn func(size: i64, runs: u32) -> Result<()> {

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod compile;
 mod isa;
+mod micro;
 mod run;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).

@@ -119,6 +119,11 @@ timing_params! {
     /// its pair's shared 32-lane group): 1 yes, 0 never (data sheet: 2 dispatch
     /// units per scheduler).
     dual_issue: u32 = 1, 0, 1;
+    /// Whether a pair must be one aligned 16-byte half of its 64-byte group:
+    /// instructions 1+2, 3+4 or 5+6 of the group's seven (1), or any two
+    /// neighbours (0). 1 is what makes 1-2-2-1 the only one of the six orders
+    /// that dual-issues every pair, and why a hot loop must start a group.
+    dual_issue_aligned: u32 = 1, 0, 1;
     /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
     unscheduled_stall: u32 = 16, 0, 255;
     /// Cycles from issue until an FP32/integer result can be read (ptxas spaces
@@ -152,10 +157,14 @@ timing_params! {
     /// Bytes one shared-memory transaction moves (measured: a warp's shared
     /// transaction is at most 256 bytes).
     shared_transaction_bytes: u32 = 256, 128, 512;
-    /// Cycles a shared-memory transaction occupies the shared memory
-    /// pipeline beyond the first, per extra transaction of one instruction
-    /// (replays).
-    shared_replay_cycles: u32 = 0, 0, 16;
+    /// Cycles one shared-memory transaction occupies the shared-memory
+    /// pipeline, on average (fitted by the LDS.64 bandwidth, 137 GB/s per SM:
+    /// 256 bytes per 1.317 cycles at 705 MHz).
+    shared_cycles_per_transaction: f64 = 1.317, 1.0, 64.0;
+    /// Extra cycles each transaction of an instruction beyond its first costs
+    /// (the replay of a split LDS.128 or a bank conflict; Fermi and Kepler
+    /// replay the instruction through the LSU).
+    shared_replay_cycles: u32 = 1, 0, 16;
     /// Cycles from issue of S2R until its value can be used (not measured).
     s2r_latency: u32 = 20, 1, 256;
     /// Cycles from issue of a taken branch until the warp's next instruction
@@ -167,9 +176,10 @@ timing_params! {
     l2_ways: u32 = 16, 1, 64;
     /// L2 line, bytes (128).
     l2_line: u32 = 128, 32, 256;
-    /// Cycles from an SM's request to an L2 hit's data back (not measured
-    /// here; used for LD's latency).
-    l2_latency: u32 = 190, 1, 4096;
+    /// Cycles from an SM's request to an L2 hit's data back, for LD/ST/ATOM
+    /// (fitted together with `ld_outstanding` by the LD.128 streaming read,
+    /// 76 GB/s: the read gives their ratio, not each one).
+    l2_latency: u32 = 226, 1, 4096;
     /// L2 bytes per cycle, the whole chip.
     l2_bytes_per_cycle: u32 = 512, 16, 8192;
     /// Extra cycles of a DRAM access beyond the L2's.
@@ -180,12 +190,12 @@ timing_params! {
     /// Cycles from an LDG's issue to its data for an L2 hit, through the
     /// read-only cache (~120 as the tuned kernel's scheduling uses it).
     ldg_latency: u32 = 120, 1, 4096;
-    /// Outstanding L2 line requests per SM for LD/ST (fitted by the LD.128
-    /// streaming read).
-    ld_outstanding: u32 = 32, 1, 4096;
+    /// Outstanding L2 line requests per SM for LD/ST (fitted with
+    /// `l2_latency` by the LD.128 streaming read).
+    ld_outstanding: u32 = 24, 1, 4096;
     /// Outstanding line requests per SM on the read-only path (fitted by the
-    /// LDG.128 streaming read).
-    ldg_outstanding: u32 = 64, 1, 4096;
+    /// LDG.128 streaming read, 131 GB/s, with `ldg_latency` at 120).
+    ldg_outstanding: u32 = 35, 1, 4096;
     /// Register allocation unit per warp, registers (CUDA occupancy
     /// calculator, cc 3.5: 256).
     register_unit: u32 = 256, 1, 65536;

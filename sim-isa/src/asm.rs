@@ -236,7 +236,7 @@ fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
         .collect();
     let mut out = Vec::with_capacity(lines.len());
     let mut at = 0;
-    while block(&lines, &mut at, &mut out)? {
+    if block(&lines, &mut at, &mut out)? {
         return err(lines[at - 1].0, "`.endr` without `.rep`");
     }
     Ok(out)

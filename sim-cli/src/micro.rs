@@ -1,0 +1,523 @@
+//! `keplersim bench micro`: the microbenchmark suite of `traces/micro`, run on the
+//! timing model and compared with what was measured on a real K20m (the
+//! calibration facts). Each benchmark is a SASS template in keplersim's
+//! assembler; this module fills in its `{NAME}` holes, assembles it, runs it
+//! cycle by cycle, reads the SR_CLOCKLO values the kernel stored, and derives
+//! the figure the way the paper did.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Result};
+use sim_core::config::Config;
+use sim_core::func::Dims;
+use sim_core::mem::GlobalMem;
+use sim_core::program::Program;
+use sim_core::timing::{run_timed, Nobody, Timed};
+use sim_isa::cubin::{Cubin, CubinWriter};
+
+/// One line of the report.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub group: &'static str,
+    pub name: String,
+    /// Measured on a K20m (the facts file), when published.
+    pub measured: Option<f64>,
+    pub simulated: f64,
+    pub unit: &'static str,
+    /// The allowed relative error (0.02 = 2%), or an absolute one in the
+    /// unit when `absolute`.
+    pub band: Option<f64>,
+    pub absolute: bool,
+    /// Whether the figure is inside its band (or the ordering claim holds).
+    pub ok: bool,
+}
+
+impl Row {
+    fn new(
+        group: &'static str,
+        name: impl Into<String>,
+        simulated: f64,
+        unit: &'static str,
+    ) -> Row {
+        Row {
+            group,
+            name: name.into(),
+            measured: None,
+            simulated,
+            unit,
+            band: None,
+            absolute: false,
+            ok: true,
+        }
+    }
+
+    fn against(mut self, measured: f64, band: f64) -> Row {
+        self.measured = Some(measured);
+        self.band = Some(band);
+        self.ok = ((self.simulated - measured) / measured).abs() <= band;
+        self
+    }
+
+    fn within(mut self, measured: f64, cycles: f64) -> Row {
+        self.measured = Some(measured);
+        self.band = Some(cycles);
+        self.absolute = true;
+        self.ok = (self.simulated - measured).abs() <= cycles;
+        self
+    }
+
+    /// The error against the measured value, as printed.
+    pub fn error(&self) -> String {
+        match self.measured {
+            Some(m) if self.absolute => format!("{:+.1}", self.simulated - m),
+            Some(m) => format!("{:+.2}%", (self.simulated - m) / m * 100.0),
+            None => "-".into(),
+        }
+    }
+}
+
+/// Fills `{NAME}` holes of `template` from `vars`.
+fn fill(template: &str, vars: &[(&str, String)]) -> Result<String> {
+    let mut s = template.to_string();
+    for (k, v) in vars {
+        s = s.replace(&format!("{{{k}}}"), v);
+    }
+    if let Some(i) = s.find('{').filter(|&i| !s[i..].starts_with("{i}")) {
+        let end = s[i..].find('}').map_or(s.len(), |e| i + e + 1);
+        bail!("template hole `{}` is not filled", &s[i..end]);
+    }
+    Ok(s)
+}
+
+/// The suite's templates.
+struct Suite {
+    dir: std::path::PathBuf,
+    config: Config,
+}
+
+/// A run's stored clocks (start, end) per warp and the model's results.
+struct Clocks {
+    pairs: Vec<(u32, u32)>,
+    timed: Timed,
+}
+
+impl Clocks {
+    /// Cycles from the earliest start to the latest end.
+    fn span(&self) -> f64 {
+        let start = self.pairs.iter().map(|p| p.0).min().unwrap_or(0);
+        let end = self.pairs.iter().map(|p| p.1).max().unwrap_or(0);
+        end.wrapping_sub(start) as f64
+    }
+}
+
+impl Suite {
+    fn template(&self, name: &str) -> Result<String> {
+        let p = self.dir.join(name);
+        std::fs::read_to_string(&p).map_err(|e| anyhow!("{}: {e}", p.display()))
+    }
+
+    /// Assembles `source` and runs kernel `kernel` on `dims` with an `out`
+    /// buffer of `warps` clock pairs and the extra parameters `extra`
+    /// (buffers by size, then 32-bit values).
+    fn run(
+        &self,
+        file: &str,
+        source: &str,
+        dims: Dims,
+        warps: usize,
+        buffers: &[(&str, Vec<u8>)],
+        ints: &[u32],
+    ) -> Result<Clocks> {
+        let kernels = sim_isa::asm::assemble_source(source)
+            .map_err(|e| anyhow!("{file}:{}: {}", e.line, e.message))?;
+        let mut w = CubinWriter::new();
+        let name = kernels
+            .first()
+            .map(|k| k.name.clone())
+            .ok_or_else(|| anyhow!("{file}: no kernel"))?;
+        for k in kernels {
+            w.add_kernel(k);
+        }
+        let bytes = w.to_bytes().map_err(|e| anyhow!("{file}: {e}"))?;
+        let cubin = Cubin::parse(&bytes).map_err(|e| anyhow!("{file}: {e}"))?;
+        let mut global = GlobalMem::new();
+        let out = global.alloc("out", vec![0u8; warps * 8]);
+        let mut params = out.to_le_bytes().to_vec();
+        for (n, data) in buffers {
+            let a = global.alloc(n, data.clone());
+            if *n == "chase" {
+                // A pointer chase: the first word holds its own address.
+                global
+                    .write(a, &(a as u32).to_le_bytes())
+                    .map_err(|e| anyhow!("{e:?}"))?;
+            }
+            params.extend_from_slice(&a.to_le_bytes());
+        }
+        for v in ints {
+            params.extend_from_slice(&v.to_le_bytes());
+        }
+        let prog = Program::load(&cubin, &name, &mut global).map_err(|e| anyhow!("{file}: {e}"))?;
+        params.resize(prog.param_size as usize, 0);
+        let timed = run_timed(
+            &prog,
+            &mut global,
+            &dims,
+            &params,
+            &self.config,
+            1 << 40,
+            &mut Nobody,
+        )
+        .map_err(|e| anyhow!("{file}: {e}"))?;
+        let data = &global
+            .get("out")
+            .ok_or_else(|| anyhow!("no out buffer"))?
+            .data;
+        let pairs = data
+            .chunks_exact(8)
+            .map(|c| {
+                (
+                    u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                    u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                )
+            })
+            .filter(|p| *p != (0, 0))
+            .collect::<Vec<_>>();
+        if pairs.is_empty() {
+            bail!("{file}: the kernel stored no clocks");
+        }
+        Ok(Clocks { pairs, timed })
+    }
+
+    /// FP32 operations per clock per SM of a block of 1024 threads (8 warps
+    /// per scheduler) running 36 groups of seven instructions per iteration.
+    fn issue(&self, ins: [&str; 7], ctrl: [u8; 7], ops: u32) -> Result<f64> {
+        const GROUPS: u32 = 36;
+        const ITERS: u32 = 32;
+        let mut vars: Vec<(&str, String)> =
+            vec![("GROUPS", GROUPS.to_string()), ("ITERS", ITERS.to_string())];
+        let names = ["I0", "I1", "I2", "I3", "I4", "I5", "I6"];
+        let cnames = ["C0", "C1", "C2", "C3", "C4", "C5", "C6"];
+        for k in 0..7 {
+            vars.push((names[k], ins[k].to_string()));
+            vars.push((cnames[k], format!("{:#04x}", ctrl[k])));
+        }
+        let src = fill(&self.template("issue.sass")?, &vars)?;
+        let dims = Dims {
+            grid: [1, 1, 1],
+            block: [1024, 1, 1],
+            dynamic_shared: 0,
+        };
+        let c = self.run("issue.sass", &src, dims, 32, &[], &[ITERS])?;
+        Ok(1024.0 * (GROUPS * ITERS * ops) as f64 / c.span())
+    }
+
+    /// Cycles per instruction of a dependent chain of one warp: the
+    /// difference between chains of 2N and N, over N.
+    fn latency(&self, dep: &str, ctrl: u8, use_: &str) -> Result<f64> {
+        let n = 32u32;
+        let mut spans = [0.0; 2];
+        for (i, len) in [n, 2 * n].into_iter().enumerate() {
+            let vars = [
+                ("N", len.to_string()),
+                ("C", format!("{ctrl:#04x}")),
+                ("DEP", dep.to_string()),
+                ("USE", use_.to_string()),
+            ];
+            let src = fill(&self.template("latency.sass")?, &vars)?;
+            let dims = Dims {
+                grid: [1, 1, 1],
+                block: [32, 1, 1],
+                dynamic_shared: 0,
+            };
+            // The chased global word holds its own address.
+            let c = self.run(
+                "latency.sass",
+                &src,
+                dims,
+                1,
+                &[("chase", vec![0u8; 256])],
+                &[],
+            )?;
+            spans[i] = c.span();
+        }
+        Ok((spans[1] - spans[0]) / n as f64)
+    }
+}
+
+/// The orders of two dual and two single issues of six FFMAs, and the control
+/// fields that ask for them (the group's seventh instruction pairs with a last
+/// single FFMA, as in the paper's kernel).
+fn order_fields(order: [u8; 4]) -> [u8; 7] {
+    let mut f = [0x05u8; 7];
+    let mut p = 0;
+    for (k, &n) in order.iter().enumerate() {
+        if n == 2 {
+            f[p] = 0x04;
+        } else if k == 3 {
+            f[p] = 0x04; // the last single FFMA pairs with the seventh
+        }
+        p += n as usize;
+    }
+    f
+}
+
+/// Runs the suite; `fast` leaves out the long streaming reads' full size.
+pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
+    let s = Suite {
+        dir: root.join("traces/micro"),
+        config: *config,
+    };
+    let mut rows = Vec::new();
+    // The FFMA/FMUL operand-bank rows (single issue, 0x20).
+    let single = [0x20u8; 7];
+    for (text, measured) in [
+        ("FFMA R5, R4, R1, R0", 127.50),
+        ("FFMA R2, R4, R1, R0", 127.50),
+        ("FFMA R5, R2, R1, R0", 119.18),
+        ("FFMA R3, R2, R1, R0", 119.18),
+        ("FFMA R5, R9, R3, R1", 94.52),
+        ("FFMA R11, R9, R3, R1", 94.52),
+        ("FMUL R4, R1, R0", 127.50),
+        ("FMUL R4, R2, R0", 119.17),
+    ] {
+        let v = s.issue([text; 7], single, 7)?;
+        rows.push(Row::new("banks", text, v, "ops/clk/SM").against(measured, 0.02));
+    }
+    // Single vs dual issue (no conflicts, independent pairs, 1-2-2-1).
+    let dual = order_fields([1, 2, 2, 1]);
+    for (op, args, single_m, dual_m) in [
+        ("FFMA", "R4, R1, R0", 127.52, 186.35),
+        ("FMUL", "R4, R1", 127.52, 186.35),
+        ("FADD", "R4, R1", 127.52, 186.50),
+    ] {
+        let ins: Vec<String> = (0..6)
+            .map(|k| format!("{op} R{}, {args}", 10 + k))
+            .collect();
+        let mut seven: [&str; 7] = ["NOP"; 7];
+        for k in 0..6 {
+            seven[k] = &ins[k];
+        }
+        let v = s.issue(
+            [
+                &ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &ins[5], &ins[0],
+            ],
+            single,
+            7,
+        )?;
+        rows.push(
+            Row::new("issue", format!("{op} single"), v, "ops/clk/SM").against(single_m, 0.02),
+        );
+        let v = s.issue(seven, dual, 6)?;
+        rows.push(
+            Row::new("issue", format!("{op} dual (1-2-2-1)"), v, "ops/clk/SM")
+                .against(dual_m, 0.02),
+        );
+    }
+    // The six orders of 2 dual and 2 single issues per 7-instruction group.
+    let ins: Vec<String> = (0..6)
+        .map(|k| format!("FFMA R{}, R4, R1, R0", 10 + k))
+        .collect();
+    let seven = [
+        &ins[0][..],
+        &ins[1],
+        &ins[2],
+        &ins[3],
+        &ins[4],
+        &ins[5],
+        "NOP",
+    ];
+    let mut orders = Vec::new();
+    for order in [
+        [2, 2, 1, 1],
+        [2, 1, 2, 1],
+        [2, 1, 1, 2],
+        [1, 2, 2, 1],
+        [1, 2, 1, 2],
+        [1, 1, 2, 2],
+    ] {
+        let v = s.issue(seven, order_fields(order), 6)?;
+        orders.push((order, v));
+    }
+    let best = orders.iter().map(|o| o.1).fold(f64::MIN, f64::max);
+    for (order, v) in &orders {
+        let name = format!("order {}-{}-{}-{}", order[0], order[1], order[2], order[3]);
+        let mut r = Row::new("orders", name, *v, "ops/clk/SM");
+        if *order == [1, 2, 2, 1] {
+            r = r.against(186.35, 0.02);
+            // And the best of the six, strictly.
+            r.ok &= orders.iter().all(|(o, x)| o == order || *x < *v);
+        } else {
+            r.ok = *v < best;
+        }
+        rows.push(r);
+    }
+    // The control-byte sweep: FFMA throughput (8 warps per scheduler) and
+    // latency (one warp, a dependent chain) for every value.
+    for b in 0..=255u8 {
+        let thr = s.issue(["FFMA R5, R4, R1, R0"; 7], [b; 7], 7)?;
+        let lat = s.latency("FFMA R0, R0, R1, R2", b, "NOP")?;
+        rows.push(Row::new(
+            "ctrl",
+            format!("{b:#04x} throughput"),
+            thr,
+            "ops/clk/SM",
+        ));
+        rows.push(Row::new("ctrl", format!("{b:#04x} latency"), lat, "cycles"));
+    }
+    // Latencies.
+    let ffma = s.latency("FFMA R0, R0, R1, R2", 0x28, "NOP")?;
+    rows.push(Row::new("latency", "FFMA (0x28)", ffma, "cycles"));
+    let lds = s.latency("LDS R8, [R8]", 0x20, "NOP")?;
+    rows.push(Row::new("latency", "LDS", lds, "cycles").within(28.0, 2.0));
+    let ld = s.latency("LD.E R6, [R6]", 0x20, "NOP")?;
+    rows.push(Row::new("latency", "LD (L2 hit)", ld, "cycles"));
+    let ldg = s.latency("LDG.E R6, [R6];\n        [0x20] TEXDEPBAR 0x0", 0x20, "NOP")?;
+    rows.push(Row::new("latency", "LDG (L2 hit)", ldg, "cycles"));
+    // Shared-memory bandwidth against volume.
+    let mut lds_best = [0.0f64; 3];
+    for (i, (w, regs)) in [(4u32, 16u32), (8, 32), (16, 64)].into_iter().enumerate() {
+        for iters in [4u32, 16, 64] {
+            let mnem = match w {
+                4 => "LDS",
+                8 => "LDS.64",
+                _ => "LDS.128",
+            };
+            let tpl = s.template("lds_bandwidth.sass")?;
+            // The 16 loads of an iteration: lane l reads word l of row k.
+            let mut body = String::new();
+            let per = w / 4;
+            for k in 0..16u32 {
+                let dst = (k * per) % regs;
+                let off = k * 32 * w;
+                let addr = if off == 0 {
+                    "a".to_string()
+                } else {
+                    format!("a+{off:#x}")
+                };
+                body.push_str(&format!("        [0x20] {mnem} R{dst}, [{addr}];\n"));
+            }
+            let tpl = tpl.replace(
+                ".rep 16\n        [0x20] {LDS} R{DST}, [a+{OFF}];\n.endr\n",
+                &body,
+            );
+            let src = fill(
+                &tpl,
+                &[
+                    ("ITERS", iters.to_string()),
+                    ("W", format!("{w:#x}")),
+                    ("LDS", mnem.into()),
+                    ("REGS", regs.to_string()),
+                    ("USE", "NOP".into()),
+                ],
+            )?;
+            let threads = 512u32;
+            let dims = Dims {
+                grid: [1, 1, 1],
+                block: [threads, 1, 1],
+                dynamic_shared: 0,
+            };
+            let c = s.run("lds_bandwidth.sass", &src, dims, 16, &[], &[iters])?;
+            let bytes = threads as f64 * iters as f64 * 16.0 * w as f64;
+            let gbs = bytes / c.span() * config.chip.clock_mhz / 1e3;
+            lds_best[i] = lds_best[i].max(gbs);
+            let kb = threads * iters * 16 * w / 1024;
+            rows.push(Row::new(
+                "shared",
+                format!("{mnem} {kb} KB"),
+                gbs,
+                "GB/s/SM",
+            ));
+        }
+    }
+    let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
+    rows.push(Row::new("shared", "LDS.64 best", l64, "GB/s/SM").against(137.0, 0.05));
+    let mut r = Row::new(
+        "shared",
+        "LDS.64 above LDS.32 and LDS.128",
+        l64 - l32.max(l128),
+        "GB/s/SM",
+    );
+    r.ok = l64 > l32 && l64 > l128;
+    rows.push(r);
+    // The streaming read: 26 blocks x 512 threads, 4 words per thread per
+    // load, at a stride of 4 x blockDim x gridDim words, 256 MB (64 MB when
+    // fast).
+    let mb: u64 = if fast { 64 } else { 256 };
+    let threads = 26u64 * 512;
+    let stride = 16 * threads;
+    let bytes = mb << 20;
+    let iters = (bytes / stride / 2) as u32;
+    for (load, wait, measured) in [
+        ("LDG.E.128", "TEXDEPBAR 0x0", 131.0),
+        ("LD.E.128", "NOP", 76.0),
+    ] {
+        let src = fill(
+            &s.template("stream.sass")?,
+            &[
+                ("LOAD", load.into()),
+                ("WAIT", wait.into()),
+                ("STRIDE", format!("{stride:#x}")),
+                ("ITERS", iters.to_string()),
+            ],
+        )?;
+        let dims = Dims {
+            grid: [26, 1, 1],
+            block: [512, 1, 1],
+            dynamic_shared: 0,
+        };
+        let c = s.run(
+            "stream.sass",
+            &src,
+            dims,
+            (threads / 32) as usize,
+            &[("in", vec![0u8; (stride * iters as u64 * 2) as usize])],
+            &[iters],
+        )?;
+        let gbs = (stride * 2 * iters as u64) as f64 / c.span() * config.chip.clock_mhz / 1e3;
+        let name = format!(
+            "{} stream {} MB",
+            load.trim_start_matches("LDG.E.")
+                .trim_start_matches("LD.E."),
+            mb
+        );
+        let name = if load.starts_with("LDG") {
+            format!("LDG.{name}")
+        } else {
+            format!("LD.{name}")
+        };
+        let _ = &c.timed;
+        rows.push(Row::new("global", name, gbs, "GB/s").against(measured, 0.05));
+    }
+    Ok(rows)
+}
+
+/// Prints the rows as a table.
+pub fn print(rows: &[Row]) {
+    println!(
+        "{:<8} {:<34} {:>10} {:>10} {:>9}  {:<11} band",
+        "group", "benchmark", "measured", "simulated", "error", "unit"
+    );
+    for r in rows {
+        if r.group == "ctrl" && !(r.name.starts_with("0x2") || r.name.starts_with("0x0")) {
+            continue;
+        }
+        println!(
+            "{:<8} {:<34} {:>10} {:>10.2} {:>9}  {:<11} {}",
+            r.group,
+            r.name,
+            r.measured.map_or("-".into(), |m| format!("{m:.2}")),
+            r.simulated,
+            r.error(),
+            r.unit,
+            if r.measured.is_some() || r.group == "orders" || r.name.contains("above") {
+                if r.ok {
+                    "ok"
+                } else {
+                    "OUT OF BAND"
+                }
+            } else {
+                ""
+            }
+        );
+    }
+}

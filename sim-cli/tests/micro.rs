@@ -1,0 +1,59 @@
+//! The microbenchmark suite runs in CI: `keplersim bench micro --fast --check`
+//! fails when any figure leaves its band (every throughput of the facts within
+//! 2%, 1-2-2-1 the best of the six orders, LDS.64 within 5% of 137 GB/s and
+//! above LDS.32 and LDS.128, the streaming reads within 5%, LDS latency within
+//! 2 cycles of 28). The JSON it writes holds every row.
+
+mod common;
+
+use common::{keplersim, root};
+
+#[test]
+fn the_microbenchmarks_stay_in_their_bands() {
+    let json = std::env::temp_dir().join(format!("keplersim-micro-{}.json", std::process::id()));
+    let config = root().join("configs/k20m.ron").display().to_string();
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--check",
+        "--config",
+        &config,
+        "--json",
+        &json.display().to_string(),
+    ]);
+    println!("{out}");
+    assert!(ok, "{err}\n{out}");
+    for row in [
+        "FFMA R5, R9, R3, R1",
+        "order 1-2-2-1",
+        "LDS.64 best",
+        "LDG.128 stream",
+        "LD.128 stream",
+        "latency  LDS",
+    ] {
+        assert!(out.contains(row), "no `{row}` row:\n{out}");
+    }
+    assert!(out.contains("0 out of band"), "{out}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let _ = std::fs::remove_file(&json);
+    // The 256-value control sweep, throughput and latency, and the rest.
+    assert!(rows.len() > 512, "{} rows", rows.len());
+    assert!(rows.iter().all(|r| r["ok"] == true));
+}
+
+#[test]
+fn a_bad_config_value_names_file_line_and_field() {
+    let dir = std::env::temp_dir().join(format!("keplersim-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.ron");
+    std::fs::write(&f, "(\n  timing: (\n    lds_latency: 0,\n  ),\n)\n").unwrap();
+    let (ok, _, err) = keplersim(&["bench", "micro", "--config", &f.display().to_string()]);
+    assert!(!ok);
+    assert!(
+        err.contains("bad.ron:3: timing.lds_latency: 0 is outside 1..=1024"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
