@@ -22,6 +22,20 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 3)]
         runs: u32,
     },
+    /// Timing-model speed: simulated K20m cycles and warp-instructions per
+    /// second, one core, full chip, on the tiled SGEMM (16 values per thread)
+    /// at N x N (the goal is 500,000 cycles per second at 1536).
+    Speed {
+        /// Matrix size (a multiple of 64).
+        #[arg(long, default_value_t = 1536)]
+        size: i64,
+        /// Runs; the best is reported.
+        #[arg(long, default_value_t = 1)]
+        runs: u32,
+        /// The machine configuration.
+        #[arg(long, default_value = "configs/k20m.ron")]
+        config: PathBuf,
+    },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
     Micro {
@@ -45,6 +59,7 @@ pub enum BenchCmd {
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Func { size, runs } => func(size, runs),
+        BenchCmd::Speed { size, runs, config } => speed(size, runs, &config),
         BenchCmd::Micro {
             config,
             json,
@@ -75,6 +90,73 @@ fn micro(config: &Path, json: Option<&Path>, fast: bool, check: bool) -> Result<
         bail!("{out} microbenchmark figures are out of their bands");
     }
     Ok(())
+}
+
+fn speed(size: i64, runs: u32, config: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(config).map_err(|e| anyhow!("{}: {e}", config.display()))?;
+    let cfg = sim_core::config::Config::parse(&text, &config.display().to_string())?;
+    let (cubin, r, read) = sgemm(size)?;
+    let mut best = f64::MAX;
+    let mut out = None;
+    for _ in 0..runs.max(1) {
+        let o = launch::execute_as(&cubin, &r, launch::Mode::Timed, &cfg, &read)
+            .map_err(|e| anyhow!("{e}"))?;
+        best = best.min(o.sim_time.as_secs_f64());
+        out = Some(o);
+    }
+    let out = out.ok_or_else(|| anyhow!("no run"))?;
+    if !out.passed() {
+        bail!("the SGEMM result is wrong: the benchmark's figure would mean nothing");
+    }
+    let t = out.timed.as_ref().ok_or_else(|| anyhow!("not timed"))?;
+    let wi = t.stats.warp_instructions as f64;
+    let flops = 2.0 * (size as f64).powi(3);
+    println!("bench speed: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, {} SMs, checked bit-exact", t.sms);
+    println!(
+        "  simulated           {} cycles ({:.3} ms at {} MHz, {:.1} GFlop/s)",
+        t.cycles,
+        t.millis(&cfg),
+        cfg.chip.clock_mhz,
+        flops / (t.millis(&cfg) * 1e6)
+    );
+    println!("  warp-instructions   {}", t.stats.warp_instructions);
+    println!(
+        "  best of {} runs     {best:.3} s simulating (loading and the check not counted)",
+        runs.max(1)
+    );
+    println!(
+        "  speed               {:.0} simulated cycles/s, {:.2} M warp-instructions/s, one core",
+        t.cycles as f64 / best,
+        wi / best / 1e6
+    );
+    Ok(())
+}
+
+type Read = Box<dyn Fn(&str) -> Result<Vec<u8>, String>>;
+
+/// The tiled SGEMM's launch at `size`, resolved.
+fn sgemm(size: i64) -> Result<(sim_isa::cubin::Cubin, launch::Resolved, Read)> {
+    if size <= 0 || size % 64 != 0 {
+        bail!("--size {size}: must be a positive multiple of 64");
+    }
+    let launch_path = workspace().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
+    let cubin_path = launch_path.with_file_name("sgemm_tiled_4x4.cubin");
+    let text = std::fs::read_to_string(&launch_path)
+        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
+    let dir = launch_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let read: Read = Box::new(move |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string()));
+    let sets: Vec<(String, i64)> = ["m", "n", "k"]
+        .iter()
+        .map(|v| (v.to_string(), size))
+        .collect();
+    let r = launch::resolve(&spec, &sets, &read)
+        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let cubin = crate::run::load_cubin(&cubin_path, &[])?;
+    Ok((cubin, r, read))
 }
 
 fn func(size: i64, runs: u32) -> Result<()> {

@@ -87,7 +87,8 @@ pub struct BlockSlot {
     locks: Vec<u32>,
     /// Warp-instructions executed.
     pub executed: u64,
-    /// A warp waits at a barrier.
+    /// A warp arrived at a barrier or exited since the barriers were last
+    /// checked.
     at_barrier: bool,
 }
 
@@ -258,10 +259,7 @@ impl Sm {
                 }
                 wake = wake.min(now + 1);
             }
-            b.at_barrier = b
-                .warps
-                .iter()
-                .any(|w| matches!(w.state, WarpState::Barrier { .. }));
+            b.at_barrier = false;
         }
         // 3. The schedulers, in index order (fixed priority for the shared groups).
         let n = self.scheds.len();
@@ -545,7 +543,8 @@ impl Sm {
         }
         let w = &self.blocks[bi].warps[wi];
         let changed = w.state != WarpState::Running;
-        if matches!(w.state, WarpState::Barrier { .. }) {
+        if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
+            // A barrier may release: checked next cycle.
             self.blocks[bi].at_barrier = true;
         }
         Ok(changed)
