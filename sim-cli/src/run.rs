@@ -38,6 +38,13 @@ pub struct RunArgs {
     /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
     #[arg(long, value_name = "FILE.ron")]
     pub config: Option<PathBuf>,
+    /// Run the functional model only (no cycles; implied by a block order
+    /// other than natural).
+    #[arg(long)]
+    pub functional: bool,
+    /// Simulate this many SMs instead of the configuration's.
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
 }
 
 /// Block orders on the command line.
@@ -79,8 +86,19 @@ pub fn run(args: RunArgs) -> Result<()> {
         Order::Shuffled => BlockOrder::Shuffled(args.seed),
     };
 
-    let config = load_config(args.config.as_deref())?;
-    let out = launch::execute(&cubin, &r, order, &config.chip, &read).map_err(|e| match e {
+    let mut config = load_config(args.config.as_deref())?;
+    if let Some(n) = args.sms {
+        if n == 0 || n > 256 {
+            bail!("--sms {n}: between 1 and 256");
+        }
+        config.chip.sms = n;
+    }
+    let mode = if args.functional || order != BlockOrder::Natural {
+        launch::Mode::Functional(order)
+    } else {
+        launch::Mode::Timed
+    };
+    let out = launch::execute_as(&cubin, &r, mode, &config, &read).map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
         e => anyhow!("{}: {e}", args.file.display()),
     })?;
@@ -95,13 +113,25 @@ pub fn run(args: RunArgs) -> Result<()> {
         let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("vars        {}", v.join(" "));
     }
-    println!(
-        "executed    {} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
-        out.stats.warp_instructions,
-        out.stats.blocks,
-        secs,
-        out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
-    );
+    match &out.timed {
+        None => println!(
+            "executed    {} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
+            out.stats.warp_instructions,
+            out.stats.blocks,
+            secs,
+            out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
+        ),
+        Some(t) => {
+            println!(
+                "executed    {} warp-instructions in {} blocks ({:.2} s, {:.0} simulated cycles/s)",
+                out.stats.warp_instructions,
+                out.stats.blocks,
+                secs,
+                t.cycles as f64 / secs.max(1e-9)
+            );
+            report(t, &config);
+        }
+    }
     if let Some(d) = &args.dump {
         std::fs::create_dir_all(d).with_context(|| format!("{}", d.display()))?;
         for b in &out.finals {
@@ -143,6 +173,65 @@ pub fn run(args: RunArgs) -> Result<()> {
         bail!("{failed} of {} checks failed", r.checks.len());
     }
     Ok(())
+}
+
+/// The timing model's report.
+fn report(t: &sim_core::timing::Timed, config: &Config) {
+    let st = &t.stats;
+    let slots = (t.cycles * t.sms as u64 * config.timing.schedulers as u64).max(1) as f64;
+    let issues = st.issue_cycles.max(1) as f64;
+    println!(
+        "cycles      {} on {} SMs = {:.4} ms at {} MHz",
+        t.cycles,
+        t.sms,
+        t.millis(config),
+        config.chip.clock_mhz
+    );
+    println!(
+        "issue       IPC {:.2} warp-instructions per SM-cycle, issue slots used {:.1}%, dual-issued pairs {:.1}% of issues",
+        st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
+        st.issue_cycles as f64 / slots * 100.0,
+        st.dual as f64 / issues * 100.0
+    );
+    println!(
+        "occupancy   {} blocks/SM ({} warps each), limited by {}",
+        t.occupancy.blocks_per_sm, t.occupancy.warps_per_block, t.occupancy.limiter
+    );
+    println!(
+        "banks       conflicts: {} 2-way, {} 3-way, {} 4-way ({:.3} per issue)",
+        st.conflicts[0],
+        st.conflicts[1],
+        st.conflicts[2],
+        (st.conflicts.iter().sum::<u64>()) as f64 / issues
+    );
+    let stalled: u64 = st.stall.iter().sum();
+    let parts: Vec<String> = sim_core::timing::events::STALLS
+        .iter()
+        .zip(st.stall.iter())
+        .filter(|(_, &n)| n > 0)
+        .map(|(name, &n)| format!("{name} {:.1}%", n as f64 / stalled.max(1) as f64 * 100.0))
+        .collect();
+    println!(
+        "stalls      {} scheduler-cycles without issue: {}",
+        stalled,
+        parts.join(", ")
+    );
+    println!(
+        "memory      shared: {} instructions, {} transactions; global: {} instructions, {} lines; L2 {} hits, {} misses; DRAM {:.2} MB",
+        st.shared_instructions,
+        st.shared_transactions,
+        st.global_instructions,
+        st.global_transactions,
+        t.mem.l2_hits,
+        t.mem.l2_misses,
+        t.mem.dram_sectors as f64 * 32.0 / 1e6
+    );
+    if st.hazards > 0 {
+        println!(
+            "hazards     {} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",
+            st.hazards
+        );
+    }
 }
 
 /// Reads and validates a configuration file; none means the K20m.

@@ -107,6 +107,9 @@ struct Scheduler {
     prev_warp: (u8, u8),
     prev_cycle: u64,
     prev_reads: [u8; 8],
+    /// Why it issued nothing in its last cycle (charged again for the cycles
+    /// the SM skips).
+    reason: Option<Stall>,
 }
 
 /// What the SM needs of the launch, shared by every SM.
@@ -138,6 +141,8 @@ pub struct Sm {
     pub wake: u64,
     /// The earliest landing of a read-only load.
     next_land: u64,
+    /// The last cycle ticked.
+    last_tick: Option<u64>,
     pub stats: Stats,
 }
 
@@ -171,6 +176,7 @@ impl Sm {
             ldg_slots: Slots::new(t.ldg_outstanding),
             wake: NEVER,
             next_land: NEVER,
+            last_tick: None,
             stats: Stats::default(),
         }
     }
@@ -242,6 +248,19 @@ impl Sm {
     ) -> Result<(), SimError> {
         let t = &l.config.timing;
         let mut wake = NEVER;
+        // Cycles skipped since the last tick stalled each scheduler for the
+        // reason it had then.
+        if let Some(last) = self.last_tick {
+            let gap = now.saturating_sub(last + 1);
+            if gap > 0 {
+                for sc in &self.scheds {
+                    if let Some(r) = sc.reason {
+                        self.stats.stall[r as usize] += gap;
+                    }
+                }
+            }
+        }
+        self.last_tick = Some(now);
         // 1. Read-only loads whose data arrive now land in their registers.
         if now >= self.next_land {
             self.land(now);
@@ -326,6 +345,7 @@ impl Sm {
     ) -> Result<(u64, bool), SimError> {
         let t = &l.config.timing;
         let nw = self.scheds[s].warps.len();
+        self.scheds[s].reason = None;
         if nw == 0 {
             return Ok((NEVER, false));
         }
@@ -367,6 +387,7 @@ impl Sm {
             }
         }
         self.stats.stall[reason as usize] += 1;
+        self.scheds[s].reason = Some(reason);
         if O::ACTIVE {
             obs.event(Event::Stall {
                 cycle: now,
