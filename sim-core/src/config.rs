@@ -180,9 +180,11 @@ timing_params! {
     /// (fitted together with `ld_outstanding` by the LD.128 streaming read,
     /// 76 GB/s: the read gives their ratio, not each one).
     l2_latency: u32 = 226, 1, 4096;
-    /// L2 bytes per cycle, the whole chip.
+    /// L2 bytes per cycle, the whole chip (not measured; assumed, above what
+    /// any microbenchmark here needs).
     l2_bytes_per_cycle: u32 = 512, 16, 8192;
-    /// Extra cycles of a DRAM access beyond the L2's.
+    /// Extra cycles of a DRAM access beyond the L2's (not measured; the
+    /// streaming fits absorb it).
     dram_latency: u32 = 140, 1, 4096;
     /// DRAM bandwidth, bytes per core cycle, the whole chip (data sheet: 208
     /// GB/s at 705 MHz = 295).
@@ -401,6 +403,21 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.why.contains("more than max_threads_per_sm"), "{e}");
+    }
+
+    #[test]
+    fn the_shipped_file_documents_every_timing_parameter() {
+        let text = include_str!("../../configs/k20m.ron");
+        let fields = format!("{:?}", Timing::K20M);
+        for f in fields.split(['{', ',']).filter_map(|p| p.split(':').next()).map(str::trim) {
+            if f.is_empty() || f.starts_with("Timing") {
+                continue;
+            }
+            let line = line_of(text, f);
+            assert!(line > 0, "configs/k20m.ron does not write timing.{f}");
+            let before = text.lines().nth(line - 2).unwrap_or("");
+            assert!(before.trim_start().starts_with("//"), "timing.{f} has no comment above it");
+        }
     }
 
     #[test]
