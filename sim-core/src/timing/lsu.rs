@@ -19,6 +19,40 @@ pub fn shared_transactions(
     }
     let bb = bank_bytes.max(1) as u64;
     let chunks = (size as u64).div_ceil(bb).max(1);
+    // The common cases without sorting: every lane at one address, or lanes
+    // at consecutive, aligned addresses.
+    if mask == u32::MAX {
+        let a0 = addrs[0] & 0x00ff_ffff;
+        let d = (addrs[1] & 0x00ff_ffff).wrapping_sub(a0);
+        let uniform = addrs
+            .iter()
+            .enumerate()
+            .all(|(l, &a)| (a & 0x00ff_ffff) == a0.wrapping_add(d.wrapping_mul(l as u64)));
+        if uniform && (d == 0 || (d == size as u64 && a0 % bb.max(size as u64) == 0)) {
+            let distinct = if d == 0 {
+                chunks
+            } else {
+                (32 * size as u64).div_ceil(bb)
+            };
+            let degree = distinct.div_ceil(32);
+            let tb = transaction_bytes.max(1) as u64;
+            return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
+        }
+    }
+    general(addrs, mask, size, bank_bytes, transaction_bytes)
+}
+
+/// [`shared_transactions`] by counting every lane's bank words.
+fn general(
+    addrs: &[u64; 32],
+    mask: u32,
+    size: u32,
+    bank_bytes: u32,
+    transaction_bytes: u32,
+) -> u32 {
+    let bb = bank_bytes.max(1) as u64;
+    let chunks = (size as u64).div_ceil(bb).max(1);
+    let tb = transaction_bytes.max(1) as u64;
     // (bank, word) of every chunk of every active lane; at most 32 x 4.
     let mut words = [0u64; 128];
     let mut n = 0;
@@ -113,6 +147,27 @@ mod tests {
         // 4-byte banks: LDS.64 of consecutive lanes touches each bank twice.
         assert_eq!(shared_transactions(&seq(8), !0, 8, 4, 256), 2);
         assert_eq!(shared_transactions(&seq(4), 0, 4, 4, 256), 0);
+    }
+
+    #[test]
+    fn the_fast_cases_agree_with_the_general_count() {
+        for size in [4u32, 8, 16] {
+            for bb in [4u32, 8] {
+                for (stride, base) in [
+                    (0u64, 0x100u64),
+                    (0, 0x104),
+                    (size as u64, 0x100),
+                    (size as u64, 0x200),
+                ] {
+                    let a = seq(stride).map(|x| x + base);
+                    assert_eq!(
+                        shared_transactions(&a, !0, size, bb, 256),
+                        general(&a, !0, size, bb, 256),
+                        "size {size} bank {bb} stride {stride} base {base:#x}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

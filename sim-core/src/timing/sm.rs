@@ -110,6 +110,12 @@ struct Scheduler {
     /// Why it issued nothing in its last cycle (charged again for the cycles
     /// the SM skips).
     reason: Option<Stall>,
+    /// A cycle before which none of its warps can issue (a lower bound).
+    wake: u64,
+    /// Per warp (as `warps`), a cycle before which it cannot issue (a lower
+    /// bound worked out when it last failed to: its scoreboard and the units
+    /// only get later), and why.
+    not_before: Vec<(u64, Stall)>,
 }
 
 /// What the SM needs of the launch, shared by every SM.
@@ -216,6 +222,7 @@ impl Sm {
     fn rebuild(&mut self) {
         for s in &mut self.scheds {
             s.warps.clear();
+            s.not_before.clear();
         }
         for (bi, b) in self.blocks.iter().enumerate() {
             if !b.live {
@@ -223,9 +230,9 @@ impl Sm {
             }
             for (wi, (w, t)) in b.warps.iter().zip(&b.timing).enumerate() {
                 if w.state != WarpState::Done {
-                    self.scheds[t.sched as usize]
-                        .warps
-                        .push((bi as u8, wi as u8));
+                    let sc = &mut self.scheds[t.sched as usize];
+                    sc.warps.push((bi as u8, wi as u8));
+                    sc.not_before.push((0, Stall::Idle));
                 }
             }
         }
@@ -233,6 +240,7 @@ impl Sm {
             if s.last >= s.warps.len() {
                 s.last = 0;
             }
+            s.wake = 0;
         }
     }
 
@@ -277,15 +285,29 @@ impl Sm {
                     }
                 }
                 wake = wake.min(now + 1);
+                for sc in &mut self.scheds {
+                    sc.wake = sc.wake.min(now + 1);
+                    sc.not_before
+                        .iter_mut()
+                        .for_each(|t| t.0 = t.0.min(now + 1));
+                }
             }
             b.at_barrier = false;
         }
         // 3. The schedulers, in index order (fixed priority for the shared groups).
         let n = self.scheds.len();
         let mut changed = false;
-        for k in 0..n {
-            let s = k;
+        for s in 0..n {
+            let sc = &self.scheds[s];
+            if sc.wake > now {
+                wake = wake.min(sc.wake);
+                if let Some(r) = sc.reason {
+                    self.stats.stall[r as usize] += 1;
+                }
+                continue;
+            }
             let r = self.schedule(s, now, l, global, mem, obs)?;
+            self.scheds[s].wake = r.0;
             wake = wake.min(r.0);
             changed |= r.1;
         }
@@ -372,6 +394,14 @@ impl Sm {
             };
             let (bi, wi) = self.scheds[s].warps[i];
             let (bi, wi) = (bi as usize, wi as usize);
+            let (nb, why) = self.scheds[s].not_before[i];
+            if nb > now {
+                wake = wake.min(nb);
+                if reason == Stall::Idle {
+                    reason = why;
+                }
+                continue;
+            }
             match self.ready(s, bi, wi, now, l) {
                 Ok(()) => {
                     let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
@@ -380,6 +410,7 @@ impl Sm {
                 }
                 Err((when, why)) => {
                     wake = wake.min(when);
+                    self.scheds[s].not_before[i] = (when, why);
                     if reason == Stall::Idle {
                         reason = why;
                     }
@@ -680,13 +711,16 @@ impl Sm {
                 .map(|a| (a, Space::Shared, if wide { 8 } else { 4 })),
             _ => None,
         };
-        let mut saved = [[0u32; 32]; 4];
         let tex = info.lat == Latency::Texture && info.ndst > 0;
-        if tex {
-            for k in 0..info.ndst.min(4) {
-                saved[k as usize] = w.reg(info.dst + k);
-            }
-        }
+        let saved: Option<[[u32; 32]; 4]> = tex.then(|| {
+            std::array::from_fn(|k| {
+                if k < info.ndst as usize {
+                    w.reg(info.dst + k as u8)
+                } else {
+                    [0; 32]
+                }
+            })
+        });
         if let Err(e) = exec(op, w, &mut env) {
             return Err(exec_fault(prog, &env, w, pc, e));
         }
@@ -783,7 +817,7 @@ impl Sm {
             }
         }
         let w = &mut b.warps[wi];
-        if tex {
+        if let Some(saved) = saved {
             // Hold the loaded value back until it arrives, in order.
             let at = tm.tex.back().map_or(ready, |p| p.at.max(ready));
             let mut p = Pending {
