@@ -28,7 +28,7 @@ pub fn shared_transactions(
             .iter()
             .enumerate()
             .all(|(l, &a)| (a & 0x00ff_ffff) == a0.wrapping_add(d.wrapping_mul(l as u64)));
-        if uniform && (d == 0 || (d == size as u64 && a0 % bb.max(size as u64) == 0)) {
+        if uniform && (d == 0 || (d == size as u64 && a0.is_multiple_of(bb.max(size as u64)))) {
             let distinct = if d == 0 {
                 chunks
             } else {
@@ -82,9 +82,7 @@ fn general(
     }
     let degree = per_bank.into_iter().max().unwrap_or(0);
     let bytes = distinct as u64 * bb;
-    degree
-        .max(bytes.div_ceil(transaction_bytes.max(1) as u64) as u32)
-        .max(1)
+    degree.max(bytes.div_ceil(tb) as u32).max(1)
 }
 
 /// The distinct 128-byte lines a warp's global access touches, each with the
