@@ -409,14 +409,21 @@ mod tests {
     fn the_shipped_file_documents_every_timing_parameter() {
         let text = include_str!("../../configs/k20m.ron");
         let fields = format!("{:?}", Timing::K20M);
-        for f in fields.split(['{', ',']).filter_map(|p| p.split(':').next()).map(str::trim) {
+        for f in fields
+            .split(['{', ','])
+            .filter_map(|p| p.split(':').next())
+            .map(str::trim)
+        {
             if f.is_empty() || f.starts_with("Timing") {
                 continue;
             }
             let line = line_of(text, f);
             assert!(line > 0, "configs/k20m.ron does not write timing.{f}");
             let before = text.lines().nth(line - 2).unwrap_or("");
-            assert!(before.trim_start().starts_with("//"), "timing.{f} has no comment above it");
+            assert!(
+                before.trim_start().starts_with("//"),
+                "timing.{f} has no comment above it"
+            );
         }
     }
 
