@@ -226,6 +226,15 @@ fn report(t: &sim_core::timing::Timed, config: &Config) {
         t.mem.l2_misses,
         t.mem.dram_sectors as f64 * 32.0 / 1e6
     );
+    if st.icache_misses > 0 {
+        println!("fetch       {} instruction-cache misses", st.icache_misses);
+    }
+    if st.alu_hazards > 0 {
+        println!(
+            "hazards     {} reads of an ALU result sooner than its latency (control codes too short: hardware would read the old value; the model gives the new one)",
+            st.alu_hazards
+        );
+    }
     if st.hazards > 0 {
         println!(
             "hazards     {} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",

@@ -129,6 +129,10 @@ timing_params! {
     /// Cycles from issue until an FP32/integer result can be read (ptxas spaces
     /// dependent ALU instructions with 0x28: issue, then 8 more cycles).
     alu_latency: u32 = 9, 1, 64;
+    /// Cycles from a `TEXDEPBAR`'s issue to the warp's next issue, at least
+    /// (ptxas puts a `TEXDEPBAR` coded 0xa2 between an FFMA and its dependent
+    /// FFMA, so it must cover the rest of the 9 cycles).
+    texdepbar_cycles: u32 = 8, 1, 64;
     /// Cycles an SFU (MUFU) warp-instruction occupies its scheduler's SFU
     /// (32 SFUs per SM, 8 per scheduler: 4 cycles per warp).
     sfu_interval: u32 = 4, 1, 64;
@@ -170,6 +174,12 @@ timing_params! {
     /// Cycles from issue of a taken branch until the warp's next instruction
     /// can issue (not measured).
     branch_latency: u32 = 4, 0, 64;
+    /// Bytes of the SM's instruction cache, in 64-byte groups (not published;
+    /// 8 KB assumed).
+    icache_bytes: u32 = 8192, 64, 1 << 20;
+    /// Cycles to fetch a group that misses the instruction cache (not
+    /// measured; assumed).
+    icache_miss_latency: u32 = 40, 0, 4096;
     /// Bytes of L2 (data sheet: 1536 KB).
     l2_bytes: u32 = 1572864, 1024, 1 << 30;
     /// L2 associativity (not published; 16 assumed).

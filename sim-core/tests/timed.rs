@@ -68,6 +68,12 @@ fn every_suite_kernel_runs_timed_to_its_reference() {
             "{}: ptxas's code read an LDG value early",
             f.display()
         );
+        assert_eq!(
+            t.stats.alu_hazards,
+            0,
+            "{}: ptxas's control codes read an ALU result early under the adopted reading",
+            f.display()
+        );
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }

@@ -15,10 +15,17 @@
 //!   `0x05` on the second instruction of a pair and on the group's single FFMA,
 //!   and `0x90` on each group's seventh instruction; both must cost nothing for
 //!   its 4 cycles per 7-instruction group.
-//! - bits 4, 6 and 7 are kept and reported but change no timing: ptxas sets bit
-//!   4 on variable-latency producers and bits 7 and 4 on `TEXDEPBAR`, and the
-//!   loads they mark are ordered by the scoreboard (LD, LDS, LDL, S2R, SFU,
-//!   FP64) and by `TEXDEPBAR` (LDG), not by these bits.
+//! - bit 4 on a fixed-latency instruction puts its result on the scoreboard
+//!   (readers wait for it): ptxas sets it on `MOV R1, c[0x0][0x44]` and reads
+//!   R1 two cycles later; on loads, which the scoreboard tracks anyway, it
+//!   changes nothing.
+//! - bits 6 and 7 change no timing: ptxas sets them only on `TEXDEPBAR`, which
+//!   waits for LDGs by count, and which itself holds the warp at least
+//!   `texdepbar_cycles` (ptxas puts one between an FFMA and its dependent FFMA).
+//!
+//! Not every instruction depends on the byte alone: loads, stores and atomics
+//! wait for their ALU-computed registers (ptxas issues an LD one cycle after
+//! the ALU instruction that computes its address).
 
 /// One instruction's control byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

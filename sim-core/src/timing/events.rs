@@ -24,10 +24,13 @@ pub enum Stall {
     BankConflict,
     /// No warp to run.
     Idle,
+    /// The warp's next instructions are not in the instruction cache yet
+    /// (`stall_inst_fetch`).
+    Fetch,
 }
 
 /// The stall reasons, in `Stall` order, with their report names.
-pub const STALLS: [&str; 7] = [
+pub const STALLS: [&str; 8] = [
     "control code",
     "dependency",
     "texture barrier",
@@ -35,6 +38,7 @@ pub const STALLS: [&str; 7] = [
     "barrier",
     "bank conflict",
     "idle",
+    "instruction fetch",
 ];
 
 /// One thing that happened in a cycle.
@@ -97,11 +101,17 @@ pub struct Stats {
     /// Pairs dual-issued.
     pub dual: u64,
     /// Scheduler-cycles that issued nothing, by [`Stall`].
-    pub stall: [u64; 7],
+    pub stall: [u64; 8],
     /// Instructions (or pairs) with a 2-, 3- and 4-way bank conflict.
     pub conflicts: [u64; 3],
     /// Reads of a register whose LDG value had not arrived (stale values).
     pub hazards: u64,
+    /// Reads of an ALU result before its latency had passed: the control
+    /// codes' stall counts were too short (hardware reads the old value; the
+    /// model gives the new one and counts it here).
+    pub alu_hazards: u64,
+    /// Instruction cache misses (64-byte groups).
+    pub icache_misses: u64,
     pub shared_instructions: u64,
     pub shared_transactions: u64,
     pub global_instructions: u64,
@@ -115,13 +125,15 @@ impl Stats {
         self.warp_instructions += o.warp_instructions;
         self.issue_cycles += o.issue_cycles;
         self.dual += o.dual;
-        for i in 0..7 {
+        for i in 0..8 {
             self.stall[i] += o.stall[i];
         }
         for i in 0..3 {
             self.conflicts[i] += o.conflicts[i];
         }
         self.hazards += o.hazards;
+        self.alu_hazards += o.alu_hazards;
+        self.icache_misses += o.icache_misses;
         self.shared_instructions += o.shared_instructions;
         self.shared_transactions += o.shared_transactions;
         self.global_instructions += o.global_instructions;

@@ -56,6 +56,13 @@ pub struct WarpTiming {
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     sched: u8,
+    /// Registers whose `ready` time is an ALU result's (no interlock: a read
+    /// before it is a hazard, not a wait).
+    alu: [u64; 4],
+    /// The 64-byte group in the warp's instruction buffer, and the cycle it
+    /// arrives.
+    group: u32,
+    fetched: u64,
 }
 
 impl WarpTiming {
@@ -65,6 +72,9 @@ impl WarpTiming {
             ready: Box::new([0; 256]),
             tex: VecDeque::with_capacity(16),
             sched: 0,
+            alu: [0; 4],
+            group: u32::MAX,
+            fetched: 0,
         }
     }
 
@@ -73,6 +83,9 @@ impl WarpTiming {
         self.ready.fill(0);
         self.tex.clear();
         self.sched = sched;
+        self.alu = [0; 4];
+        self.group = u32::MAX;
+        self.fetched = now;
     }
 }
 
@@ -143,6 +156,7 @@ pub struct Sm {
     group_taken: [u64; 2],
     ld_slots: Slots,
     ldg_slots: Slots,
+    icache: ICache,
     /// The earliest cycle anything can happen here.
     pub wake: u64,
     /// The earliest landing of a read-only load.
@@ -178,6 +192,7 @@ impl Sm {
             shared_free: 0,
             shared_time: 0.0,
             group_taken: [NEVER; 2],
+            icache: ICache::new(t.icache_bytes / 64),
             ld_slots: Slots::new(t.ld_outstanding),
             ldg_slots: Slots::new(t.ldg_outstanding),
             wake: NEVER,
@@ -402,6 +417,30 @@ impl Sm {
                 }
                 continue;
             }
+            // Instruction fetch: a warp entering another 64-byte group needs
+            // it in its buffer, from the instruction cache or, on a miss, later.
+            let pc = self.blocks[bi].warps[wi].pc;
+            let tm = &mut self.blocks[bi].timing[wi];
+            if tm.group != pc / 8 {
+                tm.group = pc / 8;
+                tm.fetched = now;
+                if !self.icache.lookup(pc / 8) {
+                    tm.fetched = now + t.icache_miss_latency as u64;
+                    self.stats.icache_misses += 1;
+                }
+                // The fetch unit runs ahead on straight-line code: the next
+                // group is brought in behind this one.
+                self.icache.lookup(pc / 8 + 1);
+            }
+            if tm.fetched > now {
+                let when = tm.fetched;
+                self.scheds[s].not_before[i] = (when, Stall::Fetch);
+                wake = wake.min(when);
+                if reason == Stall::Idle {
+                    reason = Stall::Fetch;
+                }
+                continue;
+            }
             match self.ready(s, bi, wi, now, l) {
                 Ok(()) => {
                     let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
@@ -467,11 +506,21 @@ impl Sm {
         now: u64,
     ) -> Result<(), (u64, Stall)> {
         let mut at = 0u64;
+        // Load/store instructions wait for ALU results too (they read their
+        // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
+        // after the ALU instruction that computes its address).
+        let lsu = info.pipe == Pipe::Lsu;
+        let scoreboarded = |r: u8| lsu || tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 0;
         for &r in info.reads() {
-            at = at.max(tm.ready[r as usize]);
+            if scoreboarded(r) {
+                at = at.max(tm.ready[r as usize]);
+            }
         }
         for k in 0..info.ndst {
-            at = at.max(tm.ready[info.dst.wrapping_add(k) as usize]);
+            let r = info.dst.wrapping_add(k);
+            if scoreboarded(r) {
+                at = at.max(tm.ready[r as usize]);
+            }
         }
         if at > now {
             return Err((at, Stall::Dependency));
@@ -686,6 +735,17 @@ impl Sm {
         {
             self.stats.hazards += 1;
         }
+        // A read of an ALU result before its latency: the stall counts were
+        // too short.
+        for &r in info.reads() {
+            if info.pipe != Pipe::Lsu
+                && tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 1
+                && tm.ready[r as usize] > now
+            {
+                self.stats.alu_hazards += 1;
+                break;
+            }
+        }
         // The lanes and addresses of a memory access, before it runs.
         let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
         let mask = w.active & guard;
@@ -725,6 +785,9 @@ impl Sm {
             return Err(exec_fault(prog, &env, w, pc, e));
         }
         self.stats.warp_instructions += 1;
+        if info.texdepbar.is_some() {
+            tm.next_issue = tm.next_issue.max(now + t.texdepbar_cycles as u64);
+        }
         if w.pc != next_slot(pc) && w.state == WarpState::Running {
             tm.next_issue = tm.next_issue.max(now + 1 + t.branch_latency as u64);
         }
@@ -833,9 +896,26 @@ impl Sm {
             }
             tm.tex.push_back(p);
             self.next_land = self.next_land.min(at);
-        } else if !matches!(info.lat, Latency::None | Latency::Alu) {
+        } else if info.lat == Latency::Alu && info.ctrl & 0x10 != 0 {
+            // Bit 4 puts a fixed-latency result on the scoreboard: ptxas sets it
+            // on `MOV R1, c[0x0][0x44]` (a constant that may miss) and reads R1
+            // two cycles later.
             for k in 0..info.ndst {
-                tm.ready[info.dst.wrapping_add(k) as usize] = ready;
+                let r = info.dst.wrapping_add(k);
+                tm.ready[r as usize] = now + t.alu_latency as u64;
+                tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
+            }
+        } else if info.lat == Latency::Alu {
+            for k in 0..info.ndst {
+                let r = info.dst.wrapping_add(k);
+                tm.ready[r as usize] = now + t.alu_latency as u64;
+                tm.alu[(r >> 6) as usize] |= 1 << (r & 63);
+            }
+        } else if info.lat != Latency::None {
+            for k in 0..info.ndst {
+                let r = info.dst.wrapping_add(k);
+                tm.ready[r as usize] = ready;
+                tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
             }
         }
         Ok(info)
@@ -845,4 +925,39 @@ impl Sm {
 /// Warps of a block of `threads` threads.
 fn b_warps(threads: u32) -> usize {
     threads.div_ceil(32) as usize
+}
+
+/// The SM's instruction cache: 64-byte groups, 4-way set-associative, LRU.
+struct ICache {
+    tags: Vec<u32>,
+    used: Vec<u64>,
+    sets: usize,
+    stamp: u64,
+}
+
+impl ICache {
+    fn new(groups: u32) -> ICache {
+        let n = (groups.max(4) as usize).next_power_of_two();
+        ICache {
+            tags: vec![u32::MAX; n],
+            used: vec![0; n],
+            sets: n / 4,
+            stamp: 0,
+        }
+    }
+
+    /// Whether `group` is cached; brings it in when not.
+    fn lookup(&mut self, group: u32) -> bool {
+        let base = (group as usize % self.sets) * 4;
+        self.stamp += 1;
+        let ways = &self.tags[base..base + 4];
+        if let Some(w) = ways.iter().position(|&t| t == group) {
+            self.used[base + w] = self.stamp;
+            return true;
+        }
+        let victim = (0..4).min_by_key(|&w| self.used[base + w]).unwrap_or(0);
+        self.tags[base + victim] = group;
+        self.used[base + victim] = self.stamp;
+        false
+    }
 }
