@@ -372,7 +372,12 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     let ld = s.latency("LD.E R6, [R6]", 0x20, "NOP")?;
     rows.push(Row::new("latency", "LD (L2 hit)", ld, "cycles"));
     let ldg = s.latency("LDG.E R6, [R6];\n        [0x20] TEXDEPBAR 0x0", 0x20, "NOP")?;
-    rows.push(Row::new("latency", "LDG (L2 hit)", ldg, "cycles"));
+    rows.push(Row::new(
+        "latency",
+        "LDG + TEXDEPBAR (read-only cache hit)",
+        ldg,
+        "cycles",
+    ));
     // Shared-memory bandwidth against volume.
     let mut lds_best = [0.0f64; 3];
     for (i, (w, regs)) in [(4u32, 16u32), (8, 32), (16, 64)].into_iter().enumerate() {

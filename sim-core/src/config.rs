@@ -202,6 +202,14 @@ timing_params! {
     /// Cycles from an LDG's issue to its data for an L2 hit, through the
     /// read-only cache (~120 as the tuned kernel's scheduling uses it).
     ldg_latency: u32 = 120, 1, 4096;
+    /// Bytes of the SM's read-only (texture) cache that LDG reads through
+    /// (data sheet: 48 KB).
+    ldg_cache_bytes: u32 = 49152, 128, 1 << 20;
+    /// Its associativity (not published; 4 assumed).
+    ldg_cache_ways: u32 = 4, 1, 64;
+    /// Cycles from an LDG's issue to its data when every line hits the
+    /// read-only cache (not measured; assumed).
+    ldg_cache_latency: u32 = 60, 1, 4096;
     /// Outstanding L2 line requests per SM for LD/ST (fitted with
     /// `l2_latency` by the LD.128 streaming read).
     ld_outstanding: u32 = 24, 1, 4096;

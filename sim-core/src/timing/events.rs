@@ -112,6 +112,8 @@ pub struct Stats {
     pub alu_hazards: u64,
     /// Instruction cache misses (64-byte groups).
     pub icache_misses: u64,
+    /// LDG lines found in the read-only cache.
+    pub ldg_cache_hits: u64,
     pub shared_instructions: u64,
     pub shared_transactions: u64,
     pub global_instructions: u64,
@@ -134,6 +136,7 @@ impl Stats {
         self.hazards += o.hazards;
         self.alu_hazards += o.alu_hazards;
         self.icache_misses += o.icache_misses;
+        self.ldg_cache_hits += o.ldg_cache_hits;
         self.shared_instructions += o.shared_instructions;
         self.shared_transactions += o.shared_transactions;
         self.global_instructions += o.global_instructions;

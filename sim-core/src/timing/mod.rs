@@ -6,10 +6,12 @@
 //! - `sm`: an SM's warps, schedulers, dual issue over the shared core groups,
 //!   scoreboard, read-only-load barrier, LSU and shared memory.
 //! - `lsu`: shared-memory transactions and global coalescing.
+//! - `cache`: tag stores (the instruction cache, the read-only cache).
 //! - `l2`: L2, DRAM and the outstanding-request limits.
 //! - `gpu`: the block dispatcher (occupancy) and the cycle loop.
 //! - `events`: counters and the per-cycle observer.
 
+pub mod cache;
 pub mod collector;
 pub mod ctrl;
 pub mod events;

@@ -26,6 +26,7 @@ use crate::op::{Kind, Space};
 use crate::program::Program;
 use crate::warp::{Warp, WarpState};
 
+use super::cache::Tags;
 use super::collector::{bank, BANKS};
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
@@ -156,7 +157,9 @@ pub struct Sm {
     group_taken: [u64; 2],
     ld_slots: Slots,
     ldg_slots: Slots,
-    icache: ICache,
+    icache: Tags,
+    /// The read-only (texture) cache LDG reads through.
+    rocache: Tags,
     /// The earliest cycle anything can happen here.
     pub wake: u64,
     /// The earliest landing of a read-only load.
@@ -192,7 +195,8 @@ impl Sm {
             shared_free: 0,
             shared_time: 0.0,
             group_taken: [NEVER; 2],
-            icache: ICache::new(t.icache_bytes / 64),
+            icache: Tags::new(t.icache_bytes / 64, 4),
+            rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
             ld_slots: Slots::new(t.ld_outstanding),
             ldg_slots: Slots::new(t.ldg_outstanding),
             wake: NEVER,
@@ -424,13 +428,13 @@ impl Sm {
             if tm.group != pc / 8 {
                 tm.group = pc / 8;
                 tm.fetched = now;
-                if !self.icache.lookup(pc / 8) {
+                if !self.icache.lookup(pc as u64 / 8) {
                     tm.fetched = now + t.icache_miss_latency as u64;
                     self.stats.icache_misses += 1;
                 }
                 // The fetch unit runs ahead on straight-line code: the next
                 // group is brought in behind this one.
-                self.icache.lookup(pc / 8 + 1);
+                self.icache.lookup(pc as u64 / 8 + 1);
             }
             if tm.fetched > now {
                 let when = tm.fetched;
@@ -866,7 +870,10 @@ impl Sm {
                         &mut self.ld_slots
                     };
                     for &(line, sectors) in &lines[..n] {
-                        if store {
+                        if path == Path::ReadOnly && self.rocache.lookup(line) {
+                            self.stats.ldg_cache_hits += 1;
+                            ready = ready.max(now + t.ldg_cache_latency as u64);
+                        } else if store {
                             mem.write(now, line, sectors);
                         } else {
                             ready = ready.max(mem.read(now, line, sectors, path, slots));
@@ -925,39 +932,4 @@ impl Sm {
 /// Warps of a block of `threads` threads.
 fn b_warps(threads: u32) -> usize {
     threads.div_ceil(32) as usize
-}
-
-/// The SM's instruction cache: 64-byte groups, 4-way set-associative, LRU.
-struct ICache {
-    tags: Vec<u32>,
-    used: Vec<u64>,
-    sets: usize,
-    stamp: u64,
-}
-
-impl ICache {
-    fn new(groups: u32) -> ICache {
-        let n = (groups.max(4) as usize).next_power_of_two();
-        ICache {
-            tags: vec![u32::MAX; n],
-            used: vec![0; n],
-            sets: n / 4,
-            stamp: 0,
-        }
-    }
-
-    /// Whether `group` is cached; brings it in when not.
-    fn lookup(&mut self, group: u32) -> bool {
-        let base = (group as usize % self.sets) * 4;
-        self.stamp += 1;
-        let ways = &self.tags[base..base + 4];
-        if let Some(w) = ways.iter().position(|&t| t == group) {
-            self.used[base + w] = self.stamp;
-            return true;
-        }
-        let victim = (0..4).min_by_key(|&w| self.used[base + w]).unwrap_or(0);
-        self.tags[base + victim] = group;
-        self.used[base + victim] = self.stamp;
-        false
-    }
 }
