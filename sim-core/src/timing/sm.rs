@@ -647,7 +647,7 @@ impl Sm {
             });
         }
         let w = &self.blocks[bi].warps[wi];
-        let changed = w.state != WarpState::Running;
+        let changed = w.state == WarpState::Done;
         if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
             // A barrier may release: checked next cycle.
             self.blocks[bi].at_barrier = true;
