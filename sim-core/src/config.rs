@@ -215,7 +215,7 @@ timing_params! {
     ld_outstanding: u32 = 24, 1, 4096;
     /// Outstanding line requests per SM on the read-only path (fitted by the
     /// LDG.128 streaming read, 131 GB/s, with `ldg_latency` at 120).
-    ldg_outstanding: u32 = 35, 1, 4096;
+    ldg_outstanding: u32 = 29, 1, 4096;
     /// Register allocation unit per warp, registers (CUDA occupancy
     /// calculator, cc 3.5: 256).
     register_unit: u32 = 256, 1, 65536;

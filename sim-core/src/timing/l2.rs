@@ -48,6 +48,71 @@ impl Slots {
     }
 }
 
+/// A bandwidth server's calendar: capacity per bucket of cycles, reserved in
+/// the order requests are made but each at the earliest bucket at or after its
+/// own start that has room, so a request timed far ahead does not hold back one
+/// that arrives earlier (requests are timed when issued, not when they arrive).
+#[derive(Debug, Clone)]
+pub struct Calendar {
+    /// Bytes each bucket serves.
+    cap: f64,
+    /// Cycles per bucket.
+    width: u64,
+    /// Bytes reserved in each bucket of the window, a ring from bucket `base`.
+    used: Vec<f64>,
+    base: u64,
+}
+
+impl Calendar {
+    /// A server of `bytes_per_cycle`.
+    pub fn new(bytes_per_cycle: f64) -> Calendar {
+        const WIDTH: u64 = 8;
+        Calendar {
+            cap: bytes_per_cycle * WIDTH as f64,
+            width: WIDTH,
+            used: vec![0.0; 1 << 16],
+            base: 0,
+        }
+    }
+
+    /// Reserves `bytes` from cycle `start` on (never before `now`); returns
+    /// the cycle they are served by.
+    pub fn reserve(&mut self, now: u64, start: u64, bytes: f64) -> u64 {
+        let n = self.used.len() as u64;
+        // Forget buckets wholly in the past.
+        let first = now / self.width;
+        if first > self.base + n {
+            self.used.fill(0.0);
+            self.base = first;
+        }
+        while self.base < first {
+            let i = (self.base % n) as usize;
+            self.used[i] = 0.0;
+            self.base += 1;
+        }
+        let mut b = (start.max(now) / self.width).max(self.base);
+        let mut left = bytes;
+        loop {
+            if b >= self.base + n {
+                // Beyond the window: served at its end (saturated far ahead).
+                return b * self.width;
+            }
+            let i = (b % n) as usize;
+            let room = self.cap - self.used[i];
+            if room >= left {
+                self.used[i] += left;
+                let frac = self.used[i] / self.cap;
+                return (b * self.width + (frac * self.width as f64).ceil() as u64).max(start);
+            }
+            if room > 0.0 {
+                self.used[i] = self.cap;
+                left -= room;
+            }
+            b += 1;
+        }
+    }
+}
+
 /// Counters of the memory system.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MemStats {
@@ -69,11 +134,9 @@ pub struct Memory {
     /// Last use of each way (for LRU).
     used: Vec<u64>,
     stamp: u64,
-    /// Cycles (fractional) when the L2 and DRAM can take the next sector.
-    l2_free: f64,
-    dram_free: f64,
-    l2_cycles_per_sector: f64,
-    dram_cycles_per_sector: f64,
+    /// The L2's and DRAM's bandwidth.
+    l2_bw: Calendar,
+    dram_bw: Calendar,
     l2_latency: u64,
     ldg_latency: u64,
     dram_latency: u64,
@@ -92,10 +155,8 @@ impl Memory {
             tags: vec![0; sets * ways],
             used: vec![0; sets * ways],
             stamp: 0,
-            l2_free: 0.0,
-            dram_free: 0.0,
-            l2_cycles_per_sector: 32.0 / t.l2_bytes_per_cycle as f64,
-            dram_cycles_per_sector: 32.0 / t.dram_bytes_per_cycle,
+            l2_bw: Calendar::new(t.l2_bytes_per_cycle as f64),
+            dram_bw: Calendar::new(t.dram_bytes_per_cycle),
             l2_latency: t.l2_latency as u64,
             ldg_latency: t.ldg_latency as u64,
             dram_latency: t.dram_latency as u64,
@@ -133,8 +194,8 @@ impl Memory {
         path: Path,
         slots: &mut Slots,
     ) -> u64 {
-        let start = (now.max(slots.free_at()) as f64).max(self.l2_free);
-        self.l2_free = start + sectors as f64 * self.l2_cycles_per_sector;
+        let bytes = sectors as f64 * 32.0;
+        let start = self.l2_bw.reserve(now, now.max(slots.free_at()), bytes);
         self.stats.l2_sectors += sectors as u64;
         let base = match path {
             Path::L2 => self.l2_latency,
@@ -142,13 +203,11 @@ impl Memory {
         };
         let done = if self.lookup(line) {
             self.stats.l2_hits += 1;
-            start.ceil() as u64 + base
+            start + base
         } else {
             self.stats.l2_misses += 1;
             self.stats.dram_sectors += sectors as u64;
-            let d = start.max(self.dram_free);
-            self.dram_free = d + sectors as f64 * self.dram_cycles_per_sector;
-            self.dram_free.ceil() as u64 + base + self.dram_latency
+            self.dram_bw.reserve(now, start, bytes) + base + self.dram_latency
         };
         slots.take(done);
         done
@@ -157,14 +216,13 @@ impl Memory {
     /// Times a write of `sectors` sectors of `line` (write-back L2: the line is
     /// allocated; the write takes L2 bandwidth, and DRAM's on a miss).
     pub fn write(&mut self, now: u64, line: u64, sectors: u32) {
-        let start = (now as f64).max(self.l2_free);
-        self.l2_free = start + sectors as f64 * self.l2_cycles_per_sector;
+        let bytes = sectors as f64 * 32.0;
+        let start = self.l2_bw.reserve(now, now, bytes);
         self.stats.l2_sectors += sectors as u64;
         if !self.lookup(line) {
             self.stats.l2_misses += 1;
             self.stats.dram_sectors += sectors as u64;
-            self.dram_free =
-                start.max(self.dram_free) + sectors as f64 * self.dram_cycles_per_sector;
+            self.dram_bw.reserve(now, start, bytes);
         } else {
             self.stats.l2_hits += 1;
         }
@@ -189,6 +247,18 @@ mod tests {
         assert!(miss >= t.l2_latency as u64 + t.dram_latency as u64);
         assert_eq!(hit - miss, t.l2_latency as u64);
         assert_eq!((m.stats.l2_hits, m.stats.l2_misses), (1, 1));
+    }
+
+    #[test]
+    fn a_calendar_serves_its_bandwidth_and_lets_early_requests_pass() {
+        let mut c = Calendar::new(32.0);
+        // 100 requests of 320 bytes at cycle 0: 10 cycles each, in turn.
+        let last = (0..100).map(|_| c.reserve(0, 0, 320.0)).max().unwrap();
+        assert!((995..=1010).contains(&last), "{last}");
+        // One timed far ahead does not hold back one that starts earlier.
+        let mut c = Calendar::new(32.0);
+        assert!(c.reserve(0, 5000, 320.0) >= 5000);
+        assert!(c.reserve(0, 10, 320.0) <= 30);
     }
 
     #[test]
