@@ -58,7 +58,7 @@ pub fn sources(op: &Op) -> ([u8; 8], usize) {
 /// is read once.
 pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
     let mut per_bank = [0u32; BANKS];
-    let mut seen = [255u8; 8];
+    let mut seen = [255u8; 16];
     let mut n = 0;
     for &r in srcs {
         let Some(b) = bank(r) else { continue };
@@ -74,12 +74,8 @@ pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
     per_bank.into_iter().max().unwrap_or(0)
 }
 
-/// Extra collector cycles a conflict costs: one per read beyond the first in the
-/// busiest bank.
-#[inline]
-pub fn conflict_cycles(degree: u32) -> u32 {
-    degree.saturating_sub(1)
-}
+// What a conflict costs is the timing configuration's (`conflict_2way`,
+// `conflict_3way`, fitted by the FFMA bank rows); the scheduler charges it.
 
 #[cfg(test)]
 mod tests {

@@ -27,7 +27,7 @@ use crate::program::Program;
 use crate::warp::{Warp, WarpState};
 
 use super::cache::Tags;
-use super::collector::{bank, BANKS};
+use super::collector::conflict_degree;
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
 use super::l2::{Memory, Path, Slots};
@@ -605,16 +605,10 @@ impl Sm {
         // this warp's instruction just before read.
         let sc = &mut self.scheds[s];
         let reuse = sc.prev_warp == (bi as u8, wi as u8) && sc.prev_cycle + 1 == now;
-        let mut per_bank = [0u32; BANKS];
-        for &r in &reads[..nr] {
-            if reuse && sc.prev_reads.contains(&r) {
-                continue;
-            }
-            if let Some(b) = bank(r) {
-                per_bank[b] += 1;
-            }
-        }
-        let degree = per_bank.into_iter().max().unwrap_or(0);
+        // The rule of `collector::conflict_degree`, which the property tests
+        // check against the published bank table and the reuse rule.
+        let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
+        let degree = conflict_degree(&reads[..nr], prev);
         let cost = match degree {
             0 | 1 => 0.0,
             2 => t.conflict_2way,
