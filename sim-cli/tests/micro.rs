@@ -31,6 +31,7 @@ fn the_microbenchmarks_stay_in_their_bands() {
         "LDG.128 stream",
         "LD.128 stream",
         "latency  LDS",
+        "periodic above 0x20",
     ] {
         assert!(out.contains(row), "no `{row}` row:\n{out}");
     }
