@@ -11,6 +11,7 @@ mod compile;
 mod isa;
 mod micro;
 mod run;
+mod sgemm;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
 #[derive(Parser)]
@@ -51,6 +52,11 @@ enum Cmd {
         #[command(subcommand)]
         cmd: bench::BenchCmd,
     },
+    /// Generate kernels as keplersim assembler source.
+    Gen {
+        #[command(subcommand)]
+        cmd: GenCmd,
+    },
     /// Compile CUDA C++ to an sm_35 cubin with NVRTC 11.8 (scripts/fetch-oracle.sh).
     Compile(compile::CompileArgs),
     /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
@@ -60,11 +66,74 @@ enum Cmd {
     },
 }
 
+#[derive(Subcommand)]
+enum GenCmd {
+    /// The tuned TN SGEMM or a step of its optimisation ladder (see the README).
+    Sgemm {
+        /// The ladder step: baseline, reg, ld128, ldg128 or dual (the tuned kernel).
+        #[arg(long, default_value = "dual")]
+        step: String,
+        /// The register block per thread: 12 (192 x 192 tile) or 8 (128 x 128).
+        #[arg(long, default_value_t = 12)]
+        block: usize,
+        /// The .sass file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Also write this launch file (its cubin: OUTPUT with .cubin).
+        #[arg(long, value_name = "FILE.launch.ron")]
+        launch: Option<PathBuf>,
+        /// The launch file's default m = n = k.
+        #[arg(long, default_value_t = 768)]
+        size: usize,
+    },
+}
+
+fn gen(cmd: GenCmd) -> Result<()> {
+    match cmd {
+        GenCmd::Sgemm {
+            step,
+            block,
+            output,
+            launch,
+            size,
+        } => {
+            let v = sgemm::Variant::ladder(&step, block).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--step {step} --block {block}: the steps are {} and the blocks 8 and 12",
+                    sgemm::LADDER.join(", ")
+                )
+            })?;
+            let g = sgemm::generate(v);
+            std::fs::write(&output, &g.sass).with_context(|| format!("{}", output.display()))?;
+            println!(
+                "{}: {}, {} registers; loop: {} instructions, {} FFMAs, {} dual-issue pairs",
+                output.display(),
+                v.kernel_name(),
+                g.registers,
+                g.loop_instructions,
+                g.loop_ffmas,
+                g.loop_pairs
+            );
+            if let Some(l) = launch {
+                let cubin = output.with_extension("cubin");
+                let name = cubin
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                std::fs::write(&l, sgemm::launch_file(v, &name, size))
+                    .with_context(|| format!("{}", l.display()))?;
+            }
+            Ok(())
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Compile(args) => compile::run(args),
+        Cmd::Gen { cmd } => gen(cmd),
         Cmd::Run(args) => run::run(args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Disasm {

@@ -64,6 +64,8 @@ pub struct Resolved {
     pub args: Vec<Arg>,
     pub checks: Vec<CheckSpec>,
     pub limit: u64,
+    /// Floating-point operations of the launch, if the launch file says.
+    pub flops: Option<u64>,
 }
 
 /// Evaluates `spec` with `overrides` (`--set n=4096`) applied to its variables.
@@ -98,6 +100,28 @@ pub fn resolve(
                 .map(|v| v as f64)
                 .map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}"))),
         }
+    };
+    for r in &spec.requires {
+        let vals: String = vars
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (e, want_zero) in [(&r.zero, true), (&r.positive, false)] {
+            let Some(e) = e else { continue };
+            let v = eval(e, &vars)
+                .map_err(|m| LaunchError::Invalid(format!("requires: `{e}`: {m}")))?;
+            if (want_zero && v != 0) || (!want_zero && v <= 0) {
+                return invalid(format!("{} ({vals}: `{e}` is {v})", r.why));
+            }
+        }
+    }
+    let flops = match &spec.flops {
+        Some(n) => {
+            let v = num(n, "flops")?;
+            Some(u64::try_from(v).map_err(|_| LaunchError::Invalid(format!("flops: {v} is negative")))?)
+        }
+        None => None,
     };
     let dim = |t: &(Num, Num, Num), what: &str| -> Result<[u32; 3], LaunchError> {
         let mut out = [0u32; 3];
@@ -243,6 +267,7 @@ pub fn resolve(
         args,
         checks,
         limit: spec.instruction_limit.unwrap_or(1 << 32),
+        flops,
     })
 }
 

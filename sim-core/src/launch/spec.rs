@@ -41,6 +41,14 @@ pub struct LaunchSpec {
     /// Named integers that expressions may use; `--set NAME=VALUE` overrides one.
     #[serde(default)]
     pub vars: BTreeMap<String, i64>,
+    /// Conditions on the variables, checked before anything runs: a kernel
+    /// that only handles some sizes says so here, and a size it cannot handle
+    /// is an error, not a wrong result.
+    #[serde(default)]
+    pub requires: Vec<Require>,
+    /// Floating-point operations the launch performs (for GFlop/s in reports).
+    #[serde(default)]
+    pub flops: Option<Num>,
     /// Grid size in blocks (x, y, z).
     pub grid: (Num, Num, Num),
     /// Block size in threads (x, y, z).
@@ -62,6 +70,18 @@ pub struct LaunchSpec {
     /// as a runaway (default 2^32).
     #[serde(default)]
     pub instruction_limit: Option<u64>,
+}
+
+/// A condition on the launch variables: `zero` must evaluate to 0 and
+/// `positive` to more than 0 (either or both); `why` is the message.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Require {
+    #[serde(default)]
+    pub zero: Option<String>,
+    #[serde(default)]
+    pub positive: Option<String>,
+    pub why: String,
 }
 
 /// An integer: a literal, or an expression over the launch file's variables with
