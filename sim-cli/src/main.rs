@@ -52,6 +52,22 @@ enum Cmd {
         #[command(subcommand)]
         cmd: bench::BenchCmd,
     },
+    /// Check a cubin's code against the timing model's rules: register bank
+    /// conflicts the operand collector cannot hide, dual issue that breaks a
+    /// rule, hazards (results read too early), loops not aligned to a group.
+    Check {
+        /// The cubin (or .sass, assembled first).
+        file: PathBuf,
+        /// Only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Exit non-zero when there is any finding.
+        #[arg(long)]
+        strict: bool,
+        /// Print only each kernel's summary.
+        #[arg(long)]
+        summary: bool,
+    },
     /// Generate kernels as keplersim assembler source.
     Gen {
         #[command(subcommand)]
@@ -128,12 +144,68 @@ fn gen(cmd: GenCmd) -> Result<()> {
     }
 }
 
+fn check(file: &std::path::Path, only: Option<&str>, strict: bool, summary: bool) -> Result<()> {
+    let cubin = run::load_cubin(file, &[])?;
+    let names: Vec<String> = cubin.kernels.iter().map(|k| k.name.clone()).collect();
+    if let Some(n) = only {
+        if !names.iter().any(|k| k == n) {
+            anyhow::bail!(
+                "{}: no kernel `{n}` (it has: {})",
+                file.display(),
+                names.join(", ")
+            );
+        }
+    }
+    let mut total = 0;
+    for name in names
+        .iter()
+        .filter(|k| only.is_none_or(|n| n == k.as_str()))
+    {
+        let mut global = sim_core::mem::GlobalMem::new();
+        let prog = sim_core::program::Program::load(&cubin, name, &mut global)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let r = sim_core::check::check(&prog);
+        if !summary {
+            for (slot, f) in &r.findings {
+                println!(
+                    "  /*{:04x}*/ {:<44} {f}",
+                    slot * 8,
+                    format!("{};", prog.text(*slot).trim_end_matches(';'))
+                );
+            }
+        }
+        let c = r.conflicts();
+        println!(
+            "{name}: {} instructions, {} dual-issue pairs; bank conflicts {} 2-way, {} 3-way, {} 4-way; dual-issue rule breaks {}; hazards {}; unaligned loops {}",
+            r.instructions,
+            r.pairs,
+            c[0],
+            c[1],
+            c[2],
+            r.dual_breaks(),
+            r.hazards(),
+            r.unaligned()
+        );
+        total += r.findings.len();
+    }
+    if strict && total > 0 {
+        anyhow::bail!("{}: {total} findings", file.display());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Compile(args) => compile::run(args),
         Cmd::Gen { cmd } => gen(cmd),
+        Cmd::Check {
+            file,
+            kernel,
+            strict,
+            summary,
+        } => check(&file, kernel.as_deref(), strict, summary),
         Cmd::Run(args) => run::run(args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Disasm {

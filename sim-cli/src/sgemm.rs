@@ -121,8 +121,11 @@ struct Ins {
 impl Ins {
     fn new(text: impl Into<String>) -> Ins {
         let text: String = text.into();
-        let op = text.trim_start_matches(|c: char| c != ' ' || false);
-        let mnemonic = if text.starts_with('@') { op.trim() } else { text.as_str() };
+        // The mnemonic, after a guard predicate if there is one.
+        let mnemonic = match text.strip_prefix('@') {
+            Some(rest) => rest.split_once(' ').map_or(rest, |(_, m)| m.trim()),
+            None => text.as_str(),
+        };
         let lsu = ["LD", "ST", "LDS", "STS", "LDG"]
             .iter()
             .any(|m| mnemonic.split(['.', ' ']).next() == Some(*m));
@@ -268,26 +271,26 @@ pub fn generate(v: Variant) -> Generated {
     let tile = v.tile() as i64;
     let half = t / 2;
     // Register sets of A and B values: set s, A row y / B column x.
-    let (a_reg, b_reg): (Box<dyn Fn(usize, usize) -> u8>, Box<dyn Fn(usize, usize) -> u8>) =
-        if v.banked {
-            // A pairs on banks 0/1 (R8i, R8i+2), B pairs on 2/3 (R8i+4, R8i+6).
-            let a = move |s: usize, y: usize| {
-                let j = y / 2;
-                (2 * t * s + 8 * (j / 2) + 2 * (j % 2) + y % 2) as u8
-            };
-            let b = move |s: usize, x: usize| {
-                let j = x / 2;
-                (2 * t * s + 8 * (j / 2) + 4 + 2 * (j % 2) + x % 2) as u8
-            };
-            (Box::new(a), Box::new(b))
-        } else {
-            // Accumulators R0.., then A, B of set 0, then set 1.
-            let base = t * t;
-            (
-                Box::new(move |s: usize, y: usize| (base + 2 * t * s + y) as u8),
-                Box::new(move |s: usize, x: usize| (base + 2 * t * s + t + x) as u8),
-            )
+    type RegOf = Box<dyn Fn(usize, usize) -> u8>;
+    let (a_reg, b_reg): (RegOf, RegOf) = if v.banked {
+        // A pairs on banks 0/1 (R8i, R8i+2), B pairs on 2/3 (R8i+4, R8i+6).
+        let a = move |s: usize, y: usize| {
+            let j = y / 2;
+            (2 * t * s + 8 * (j / 2) + 2 * (j % 2) + y % 2) as u8
         };
+        let b = move |s: usize, x: usize| {
+            let j = x / 2;
+            (2 * t * s + 8 * (j / 2) + 4 + 2 * (j % 2) + x % 2) as u8
+        };
+        (Box::new(a), Box::new(b))
+    } else {
+        // Accumulators R0.., then A, B of set 0, then set 1.
+        let base = t * t;
+        (
+            Box::new(move |s: usize, y: usize| (base + 2 * t * s + y) as u8),
+            Box::new(move |s: usize, x: usize| (base + 2 * t * s + t + x) as u8),
+        )
+    };
     let set_regs: Vec<u8> = (0..2)
         .flat_map(|s| (0..t).flat_map(move |i| [(s, i, true), (s, i, false)]))
         .map(|(s, i, is_a)| if is_a { a_reg(s, i) } else { b_reg(s, i) })
@@ -299,18 +302,21 @@ pub fn generate(v: Variant) -> Generated {
     }
     let mut pool = Pool::new(|r| taken.contains(&r));
 
-    // Registers that live through the loop. The ones the loop's
-    // non-FFMA instructions read sit on bank 0 where they can (see `solve`).
-    let s_a = pool.take(0);
-    let s_b = pool.take(0);
-    let w_s = pool.take(0);
-    let kc = pool.take(0);
+    // Registers that live through the loop. The ones the loop's other
+    // instructions read sit on bank 2: the sixth FFMA of a group, which pairs
+    // with them, reads an A value (bank 0 or 1), its B value is the one the
+    // FFMA before it read, and `solve` puts its accumulator on bank 3.
+    let s_a = pool.take(2);
+    let s_b = pool.take(2);
+    let w_s = pool.take(2);
+    let kc = pool.take(2);
     let d_a = pool.run(4);
     let d_b = pool.run(4);
     let p_a = pool.run(2);
     let p_b = pool.run(2);
-    let stride_a = pool.take(0);
-    let stride_b = pool.take(0);
+    // On bank 1: `IADD p.CC, p, stride` reads an even register and a stride.
+    let stride_a = pool.take(1);
+    let stride_b = pool.take(1);
     let ib = pool.any();
     let jb = pool.any();
 
@@ -334,9 +340,22 @@ pub fn generate(v: Variant) -> Generated {
         (0..t).flat_map(|y| (0..t).map(move |x| (y, x))).collect()
     };
 
-    // The loop's other instructions, each at the FFMA position (within the
-    // iteration's 4 T^2) it is placed after.
+    // The loop's other instructions, each due after an FFMA position of the
+    // iteration's 4 T^2. Positions are given in groups of the 12x12 step (24
+    // groups of 6 FFMAs, the other instruction of group g after FFMA 6g + 5)
+    // and scaled for the 8x8 step. The plan of a 12x12 iteration:
+    // - every step: an LDS.64 of the next step's values in every other group
+    //   (even groups; odd ones in step 3, after the BAR), in the order the next
+    //   step first uses them, so the shared pipe is busy evenly;
+    // - step 0: count the chunk (group 1), set the predicates (5, 7, 9);
+    // - step 1: move the global pointers on by a chunk (1, 3, 5, 7);
+    // - step 2: TEXDEPBAR (9), the next chunk's STS.64 (11, 15, 17, 19), the
+    //   store buffer switched (21), the read pointers switched after their
+    //   last LDS of the step (B at 13, A at 23);
+    // - step 3: BAR.SYNC (0), the global loads of the chunk after next (even
+    //   groups from 2), the branch (23).
     let per_step = t * t;
+    let due = |s: usize, g: usize| s * per_step + (6 * g + 5) * per_step / 144;
     let mut xs: Vec<(usize, Ins)> = Vec::new();
     // LDS of step s+1's values, in the order the next step first uses them.
     let mut first_use: Vec<(bool, usize)> = Vec::new();
@@ -347,7 +366,7 @@ pub fn generate(v: Variant) -> Generated {
             }
         }
     }
-    let lds_gap = (per_step / 2) / first_use.len();
+    let nlds = first_use.len();
     for s in 0..4 {
         let next = (s + 1) % 2;
         for (i, &(is_a, j)) in first_use.iter().enumerate() {
@@ -365,15 +384,24 @@ pub fn generate(v: Variant) -> Generated {
                 .note(format!(
                     "{} pair {j} of step {}",
                     if is_a { "A" } else { "B" },
-                    if s == 3 { "0 of the next chunk".to_string() } else { (s + 1).to_string() }
+                    if s == 3 {
+                        "0 of the next chunk".to_string()
+                    } else {
+                        (s + 1).to_string()
+                    }
                 ));
-            xs.push((s * per_step + 5 + lds_gap * i, ins));
+            // Spread over the step's 24 groups.
+            let g = if s == 3 {
+                (2 * i + 1).min(22)
+            } else {
+                2 * i * 12 / nlds
+            };
+            xs.push((due(s, g), ins));
         }
     }
-    let at = |s: usize, frac: f64| s * per_step + ((per_step as f64 * frac) as usize / 6) * 6 + 5;
     // Step 0: count the chunk and set the predicates.
     xs.push((
-        at(0, 0.55),
+        due(0, 1),
         Ins::new(format!("IADD {}, {}, -0x1", reg(kc), reg(kc)))
             .r(&[kc])
             .w(&[kc])
@@ -381,88 +409,92 @@ pub fn generate(v: Variant) -> Generated {
             .pairs()
             .note("chunks after this one"),
     ));
-    xs.push((
-        at(0, 0.75),
-        Ins::new(format!("ISETP.NE.AND P0, PT, {}, RZ, PT", reg(kc)))
-            .r(&[kc])
-            .alu()
-            .pairs()
-            .note("P0: another chunk"),
-    ));
-    xs.push((
-        at(0, 0.8),
-        Ins::new(format!("ISETP.GT.U32.AND P3, PT, {}, RZ, P2", reg(kc)))
-            .r(&[kc])
-            .alu()
-            .pairs()
-            .note("P3: this thread stores the next chunk"),
-    ));
-    xs.push((
-        at(0, 0.85),
-        Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc)))
-            .r(&[kc])
-            .alu()
-            .pairs()
-            .note("P1: this thread loads the chunk after next"),
-    ));
+    for (g, text, note) in [
+        (
+            5,
+            format!("ISETP.NE.AND P0, PT, {}, RZ, PT", reg(kc)),
+            "P0: another chunk",
+        ),
+        (
+            7,
+            format!("ISETP.GT.U32.AND P3, PT, {}, RZ, P2", reg(kc)),
+            "P3: this thread stores the next chunk",
+        ),
+        (
+            9,
+            format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc)),
+            "P1: this thread loads the chunk after next",
+        ),
+    ] {
+        xs.push((due(0, g), Ins::new(text).r(&[kc]).alu().pairs().note(note)));
+    }
     // Step 1: move the global pointers on by a chunk.
     for (i, (p, stride)) in [(p_a, stride_a), (p_b, stride_b)].into_iter().enumerate() {
         xs.push((
-            at(1, 0.55 + 0.1 * i as f64),
+            due(1, 1 + 4 * i),
             Ins::new(format!("IADD {}.CC, {}, {}", reg(p), reg(p), reg(stride)))
                 .r(&[p, stride])
                 .w(&[p])
-                .alu(),
+                .alu()
+                .pairs(),
         ));
         xs.push((
-            at(1, 0.6 + 0.1 * i as f64),
+            due(1, 3 + 4 * i),
             Ins::new(format!("IADD.X {}, {}, RZ", reg(p + 1), reg(p + 1)))
                 .r(&[p + 1])
                 .w(&[p + 1])
-                .alu(),
-        ));
-    }
-    // Step 2: switch the read buffer, store the next chunk, synchronise.
-    for (i, r) in [s_a, s_b].into_iter().enumerate() {
-        xs.push((
-            at(2, 0.55 + 0.05 * i as f64),
-            Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(r), reg(r), hx(BUF)))
-                .r(&[r])
-                .w(&[r])
                 .alu()
-                .pairs()
-                .note("read the other buffer from step 3 on"),
+                .pairs(),
         ));
     }
+    // Step 2: store the next chunk, switch the buffers.
     if v.load == Load::Ldg128 {
         xs.push((
-            at(2, 0.65),
+            due(2, 9),
             Ins::new("TEXDEPBAR 0x0").note("the next chunk's LDGs have landed"),
         ));
     }
+    let xor = |r: u8, note: &str| {
+        Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(r), reg(r), hx(BUF)))
+            .r(&[r])
+            .w(&[r])
+            .alu()
+            .pairs()
+            .note(note)
+    };
     // A's 4 x 16T floats at 0, B's after them.
-    for i in 0..4i64 {
+    for (i, g) in [11, 15, 17, 19].into_iter().enumerate() {
+        let i = i as i64;
         let (off, d) = if i < 2 {
             (8 * i, d_a + 2 * i as u8)
         } else {
             (16 * tile + 8 * (i - 2), d_b + 2 * (i - 2) as u8)
         };
         xs.push((
-            at(2, 0.7 + 0.04 * i as f64),
-            Ins::new(format!("@P3 STS.64 {}, {}", addr(w_s, off), reg(d)))
-                .r(&[w_s, d, d + 1]),
+            due(2, g),
+            Ins::new(format!("@P3 STS.64 {}, {}", addr(w_s, off), reg(d))).r(&[w_s, d, d + 1]),
         ));
     }
+    let last_b = first_use.iter().rposition(|k| !k.0).unwrap_or(0);
+    let last_a = first_use.iter().rposition(|k| k.0).unwrap_or(0);
+    let after = |i: usize| 2 * i * 12 / nlds + 1;
     xs.push((
-        at(2, 0.9),
-        Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(w_s), reg(w_s), hx(BUF)))
-            .r(&[w_s])
-            .w(&[w_s])
-            .alu()
-            .pairs(),
+        due(2, after(last_b)),
+        xor(s_b, "B from the other buffer from step 3 on"),
     ));
-    xs.push((3 * per_step - 1, Ins::new("BAR.SYNC 0x0")));
-    // Step 3: the global loads of the chunk after next; the branch back.
+    xs.push((
+        due(2, 21),
+        xor(w_s, "store into the other buffer next time"),
+    ));
+    xs.push((
+        due(2, after(last_a).max(22)),
+        xor(s_a, "A from the other buffer from step 3 on"),
+    ));
+    xs.push((
+        due(3, 0),
+        Ins::new("BAR.SYNC 0x0").note("the next chunk is in shared memory"),
+    ));
+    // Step 3: the global loads of the chunk after next.
     let loads = |p: u8, d: u8, pred: &str| -> Vec<Ins> {
         match v.load {
             Load::Ld32 => (0..4)
@@ -476,9 +508,11 @@ pub fn generate(v: Variant) -> Generated {
             Load::Ld128 => vec![Ins::new(format!("{pred}LD.E.128 {}, [{}]", reg(d), reg(p)))
                 .r(&[p, p + 1])
                 .w(&[d, d + 1, d + 2, d + 3])],
-            Load::Ldg128 => vec![Ins::new(format!("{pred}LDG.E.128 {}, [{}]", reg(d), reg(p)))
-                .r(&[p, p + 1])
-                .w(&[d, d + 1, d + 2, d + 3])],
+            Load::Ldg128 => vec![
+                Ins::new(format!("{pred}LDG.E.128 {}, [{}]", reg(d), reg(p)))
+                    .r(&[p, p + 1])
+                    .w(&[d, d + 1, d + 2, d + 3]),
+            ],
         }
     };
     for (i, ins) in loads(p_a, d_a, "@P1 ")
@@ -486,17 +520,23 @@ pub fn generate(v: Variant) -> Generated {
         .chain(loads(p_b, d_b, "@P1 "))
         .enumerate()
     {
-        xs.push((at(3, 0.5) + 6 * i, ins));
+        xs.push((due(3, 2 + 2 * i), ins));
     }
 
     // Pack FFMAs and the other instructions into 7-instruction groups.
     let ffma = |s: usize, y: usize, x: usize, c: u8| -> Ins {
         let set = s % 2;
         let (a, b) = (a_reg(set, y), b_reg(set, x));
-        Ins::new(format!("FFMA {}, {}, {}, {}", reg(c), reg(a), reg(b), reg(c)))
-            .r(&[a, b, c])
-            .w(&[c])
-            .alu()
+        Ins::new(format!(
+            "FFMA {}, {}, {}, {}",
+            reg(c),
+            reg(a),
+            reg(b),
+            reg(c)
+        ))
+        .r(&[a, b, c])
+        .w(&[c])
+        .alu()
     };
     xs.sort_by_key(|(p, _)| *p);
     // Accumulators: in order, or solved for banks below.
@@ -545,12 +585,12 @@ pub fn generate(v: Variant) -> Generated {
         xi += 1;
     }
     let bra = Ins::new("@P0 BRA sgemm_loop").r(&[]);
-    if layout.len() % 7 == 0 && others.last().is_some_and(|o| o.text == "NOP") {
+    if layout.len().is_multiple_of(7) && others.last().is_some_and(|o| o.text == "NOP") {
         *others.last_mut().unwrap() = bra;
     } else {
         layout.push(None);
         others.push(bra);
-        while layout.len() % 7 != 0 {
+        while !layout.len().is_multiple_of(7) {
             layout.push(None);
             others.push(Ins::new("NOP"));
         }
@@ -633,29 +673,47 @@ pub fn generate(v: Variant) -> Generated {
         v.sort_unstable();
         v
     };
-    let tmp = |i: usize| accs[i];
-    let (tid, by, bz, tx, ty, q, m, i0, j0, off_a, off_b, tk) = (
-        tmp(0),
-        tmp(1),
-        tmp(2),
-        tmp(3),
-        tmp(4),
-        tmp(5),
-        tmp(6),
-        tmp(7),
-        tmp(8),
-        tmp(9),
-        tmp(10),
-        tmp(11),
+    // Temporaries on chosen banks, so that no prologue instruction reads two
+    // registers of one bank: m 1, q 2, i0 and j0 0, the offsets 3, tx and ty 1.
+    let mut spare: Vec<u8> = accs.clone();
+    let mut tmp = |b: Option<usize>| -> u8 {
+        let i = spare
+            .iter()
+            .position(|&r| b.is_none_or(|b| bank(r) == b))
+            .unwrap_or(0);
+        spare.remove(i)
+    };
+    let (m, q, i0, j0, off_a, off_b, tx, ty) = (
+        tmp(Some(1)),
+        tmp(Some(2)),
+        tmp(Some(0)),
+        tmp(Some(0)),
+        tmp(Some(3)),
+        tmp(Some(3)),
+        tmp(Some(1)),
+        tmp(Some(1)),
     );
+    let (tid, by, bz, tk) = (tmp(None), tmp(None), tmp(None), tmp(None));
     let mut p = |ins: Ins| pro.push(ins);
     p(Ins::new(format!("S2R {}, SR_TID.X", reg(tid))).w(&[tid]));
     p(Ins::new(format!("S2R {}, SR_CTAID.Y", reg(by))).w(&[by]));
     p(Ins::new(format!("S2R {}, SR_CTAID.Z", reg(bz))).w(&[bz]));
-    p(Ins::new(format!("LOP.AND {}, {}, 0xf", reg(tx), reg(tid))).r(&[tid]).w(&[tx]).alu());
-    p(Ins::new(format!("SHR.U32 {}, {}, 0x4", reg(ty), reg(tid))).r(&[tid]).w(&[ty]).alu());
-    p(Ins::new(format!("LOP.AND {}, {}, 0x3", reg(q), reg(tid))).r(&[tid]).w(&[q]).alu());
-    p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(m), reg(tid))).r(&[tid]).w(&[m]).alu());
+    p(Ins::new(format!("LOP.AND {}, {}, 0xf", reg(tx), reg(tid)))
+        .r(&[tid])
+        .w(&[tx])
+        .alu());
+    p(Ins::new(format!("SHR.U32 {}, {}, 0x4", reg(ty), reg(tid)))
+        .r(&[tid])
+        .w(&[ty])
+        .alu());
+    p(Ins::new(format!("LOP.AND {}, {}, 0x3", reg(q), reg(tid)))
+        .r(&[tid])
+        .w(&[q])
+        .alu());
+    p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(m), reg(tid)))
+        .r(&[tid])
+        .w(&[m])
+        .alu());
     p(Ins::new(format!(
         "ISETP.LT.U32.AND P2, PT, {}, {}, PT",
         reg(tid),
@@ -664,60 +722,219 @@ pub fn generate(v: Variant) -> Generated {
     .r(&[tid])
     .alu()
     .note("P2: the threads that load A and B"));
-    p(Ins::new(format!("IMAD {}, {}, {}, RZ", reg(i0), reg(by), hx(tile))).r(&[by]).w(&[i0]).alu());
-    p(Ins::new(format!("IMAD {}, {}, {}, RZ", reg(j0), reg(bz), hx(tile))).r(&[bz]).w(&[j0]).alu());
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x2", reg(off_a), reg(m), reg(i0))).r(&[m, i0]).w(&[off_a]).alu());
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x2", reg(off_b), reg(m), reg(j0))).r(&[m, j0]).w(&[off_b]).alu());
-    p(Ins::new(format!("IMAD {}, {}, {}, {}", reg(off_a), reg(q), cb(param::LDA), reg(off_a)))
-        .r(&[q, off_a])
-        .w(&[off_a])
-        .alu()
-        .note("A element (i0 + 4m, q)"));
-    p(Ins::new(format!("IMAD {}, {}, {}, {}", reg(off_b), reg(q), cb(param::LDB), reg(off_b)))
-        .r(&[q, off_b])
-        .w(&[off_b])
+    p(
+        Ins::new(format!("IMAD {}, {}, {}, RZ", reg(i0), reg(by), hx(tile)))
+            .r(&[by])
+            .w(&[i0])
+            .alu(),
+    );
+    p(
+        Ins::new(format!("IMAD {}, {}, {}, RZ", reg(j0), reg(bz), hx(tile)))
+            .r(&[bz])
+            .w(&[j0])
+            .alu(),
+    );
+    p(Ins::new(format!(
+        "ISCADD {}, {}, {}, 0x2",
+        reg(off_a),
+        reg(m),
+        reg(i0)
+    ))
+    .r(&[m, i0])
+    .w(&[off_a])
+    .alu());
+    p(Ins::new(format!(
+        "ISCADD {}, {}, {}, 0x2",
+        reg(off_b),
+        reg(m),
+        reg(j0)
+    ))
+    .r(&[m, j0])
+    .w(&[off_b])
+    .alu());
+    p(Ins::new(format!(
+        "IMAD {}, {}, {}, {}",
+        reg(off_a),
+        reg(q),
+        cb(param::LDA),
+        reg(off_a)
+    ))
+    .r(&[q, off_a])
+    .w(&[off_a])
+    .alu()
+    .note("A element (i0 + 4m, q)"));
+    p(Ins::new(format!(
+        "IMAD {}, {}, {}, {}",
+        reg(off_b),
+        reg(q),
+        cb(param::LDB),
+        reg(off_b)
+    ))
+    .r(&[q, off_b])
+    .w(&[off_b])
+    .alu());
+    p(Ins::new(format!(
+        "ISCADD {}.CC, {}, {}, 0x2",
+        reg(p_a),
+        reg(off_a),
+        cb(param::A)
+    ))
+    .r(&[off_a])
+    .w(&[p_a])
+    .alu());
+    p(
+        Ins::new(format!("IADD.X {}, RZ, {}", reg(p_a + 1), cb(param::A + 4)))
+            .w(&[p_a + 1])
+            .alu(),
+    );
+    p(Ins::new(format!(
+        "ISCADD {}.CC, {}, {}, 0x2",
+        reg(p_b),
+        reg(off_b),
+        cb(param::B)
+    ))
+    .r(&[off_b])
+    .w(&[p_b])
+    .alu());
+    p(
+        Ins::new(format!("IADD.X {}, RZ, {}", reg(p_b + 1), cb(param::B + 4)))
+            .w(&[p_b + 1])
+            .alu(),
+    );
+    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDA)))
+        .w(&[tk])
         .alu());
-    p(Ins::new(format!("ISCADD {}.CC, {}, {}, 0x2", reg(p_a), reg(off_a), cb(param::A))).r(&[off_a]).w(&[p_a]).alu());
-    p(Ins::new(format!("IADD.X {}, RZ, {}", reg(p_a + 1), cb(param::A + 4))).w(&[p_a + 1]).alu());
-    p(Ins::new(format!("ISCADD {}.CC, {}, {}, 0x2", reg(p_b), reg(off_b), cb(param::B))).r(&[off_b]).w(&[p_b]).alu());
-    p(Ins::new(format!("IADD.X {}, RZ, {}", reg(p_b + 1), cb(param::B + 4))).w(&[p_b + 1]).alu());
-    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDA))).w(&[tk]).alu());
-    p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_a), reg(tk))).r(&[tk]).w(&[stride_a]).alu().note("4 columns of A, bytes"));
-    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDB))).w(&[tk]).alu());
-    p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_b), reg(tk))).r(&[tk]).w(&[stride_b]).alu());
-    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::K))).w(&[tk]).alu());
-    p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(kc), reg(tk))).r(&[tk]).w(&[kc]).alu().note("chunks of 4"));
-    p(Ins::new(format!("IMAD {}, {}, {}, RZ", reg(w_s), reg(q), hx(4 * tile))).r(&[q]).w(&[w_s]).alu());
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x4", reg(w_s), reg(m), reg(w_s))).r(&[m, w_s]).w(&[w_s]).alu().note("store offset: q * 16T * 4 + 16 m"));
-    p(Ins::new(format!("SHL {}, {}, 0x3", reg(s_a), reg(tx))).r(&[tx]).w(&[s_a]).alu());
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x3", reg(s_b), reg(ty), hx(16 * tile))).r(&[ty]).w(&[s_b]).alu());
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(ib), reg(tx), reg(i0))).r(&[tx, i0]).w(&[ib]).alu().note("the thread's first row of C"));
-    p(Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(jb), reg(ty), reg(j0))).r(&[ty, j0]).w(&[jb]).alu().note("... and column"));
+    p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_a), reg(tk)))
+        .r(&[tk])
+        .w(&[stride_a])
+        .alu()
+        .note("4 columns of A, bytes"));
+    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDB)))
+        .w(&[tk])
+        .alu());
+    p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_b), reg(tk)))
+        .r(&[tk])
+        .w(&[stride_b])
+        .alu());
+    p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::K)))
+        .w(&[tk])
+        .alu());
+    p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(kc), reg(tk)))
+        .r(&[tk])
+        .w(&[kc])
+        .alu()
+        .note("chunks of 4"));
+    p(Ins::new(format!(
+        "IMAD {}, {}, {}, RZ",
+        reg(w_s),
+        reg(q),
+        hx(4 * tile)
+    ))
+    .r(&[q])
+    .w(&[w_s])
+    .alu());
+    p(Ins::new(format!(
+        "ISCADD {}, {}, {}, 0x4",
+        reg(w_s),
+        reg(m),
+        reg(w_s)
+    ))
+    .r(&[m, w_s])
+    .w(&[w_s])
+    .alu()
+    .note("store offset: q * 16T * 4 + 16 m"));
+    p(Ins::new(format!("SHL {}, {}, 0x3", reg(s_a), reg(tx)))
+        .r(&[tx])
+        .w(&[s_a])
+        .alu());
+    p(Ins::new(format!(
+        "ISCADD {}, {}, {}, 0x3",
+        reg(s_b),
+        reg(ty),
+        hx(16 * tile)
+    ))
+    .r(&[ty])
+    .w(&[s_b])
+    .alu());
+    p(
+        Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(ib), reg(tx), reg(i0)))
+            .r(&[tx, i0])
+            .w(&[ib])
+            .alu()
+            .note("the thread's first row of C"),
+    );
+    p(
+        Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(jb), reg(ty), reg(j0)))
+            .r(&[ty, j0])
+            .w(&[jb])
+            .alu()
+            .note("... and column"),
+    );
     // Chunk 0 into shared buffer 0; chunk 1 on its way.
-    for ins in loads(p_a, d_a, "@P2 ").into_iter().chain(loads(p_b, d_b, "@P2 ")) {
+    for ins in loads(p_a, d_a, "@P2 ")
+        .into_iter()
+        .chain(loads(p_b, d_b, "@P2 "))
+    {
         p(ins);
     }
     for (pp, stride) in [(p_a, stride_a), (p_b, stride_b)] {
-        p(Ins::new(format!("IADD {}.CC, {}, {}", reg(pp), reg(pp), reg(stride))).r(&[pp, stride]).w(&[pp]).alu());
-        p(Ins::new(format!("IADD.X {}, {}, RZ", reg(pp + 1), reg(pp + 1))).r(&[pp + 1]).w(&[pp + 1]).alu());
+        p(
+            Ins::new(format!("IADD {}.CC, {}, {}", reg(pp), reg(pp), reg(stride)))
+                .r(&[pp, stride])
+                .w(&[pp])
+                .alu(),
+        );
+        p(
+            Ins::new(format!("IADD.X {}, {}, RZ", reg(pp + 1), reg(pp + 1)))
+                .r(&[pp + 1])
+                .w(&[pp + 1])
+                .alu(),
+        );
     }
     if v.load == Load::Ldg128 {
         p(Ins::new("TEXDEPBAR 0x0"));
     }
     for i in 0..4i64 {
-        let (off, d) = if i < 2 { (8 * i, d_a + 2 * i as u8) } else { (16 * tile + 8 * (i - 2), d_b + 2 * (i - 2) as u8) };
+        let (off, d) = if i < 2 {
+            (8 * i, d_a + 2 * i as u8)
+        } else {
+            (16 * tile + 8 * (i - 2), d_b + 2 * (i - 2) as u8)
+        };
         p(Ins::new(format!("@P2 STS.64 {}, {}", addr(w_s, off), reg(d))).r(&[w_s, d, d + 1]));
     }
-    p(Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(w_s), reg(w_s), hx(BUF))).r(&[w_s]).w(&[w_s]).alu());
-    p(Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc))).r(&[kc]).alu());
-    for ins in loads(p_a, d_a, "@P1 ").into_iter().chain(loads(p_b, d_b, "@P1 ")) {
+    p(Ins::new(format!(
+        "LOP32I.XOR {}, {}, {}",
+        reg(w_s),
+        reg(w_s),
+        hx(BUF)
+    ))
+    .r(&[w_s])
+    .w(&[w_s])
+    .alu());
+    p(
+        Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc)))
+            .r(&[kc])
+            .alu(),
+    );
+    for ins in loads(p_a, d_a, "@P1 ")
+        .into_iter()
+        .chain(loads(p_b, d_b, "@P1 "))
+    {
         p(ins);
     }
     p(Ins::new("BAR.SYNC 0x0"));
     for j in 0..half {
         let (a, b) = (a_reg(0, 2 * j), b_reg(0, 2 * j));
-        p(Ins::new(format!("LDS.64 {}, {}", reg(a), addr(s_a, 128 * j as i64))).r(&[s_a]).w(&[a, a + 1]));
-        p(Ins::new(format!("LDS.64 {}, {}", reg(b), addr(s_b, 128 * j as i64))).r(&[s_b]).w(&[b, b + 1]));
+        p(
+            Ins::new(format!("LDS.64 {}, {}", reg(a), addr(s_a, 128 * j as i64)))
+                .r(&[s_a])
+                .w(&[a, a + 1]),
+        );
+        p(
+            Ins::new(format!("LDS.64 {}, {}", reg(b), addr(s_b, 128 * j as i64)))
+                .r(&[s_b])
+                .w(&[b, b + 1]),
+        );
     }
     for &c in &accs {
         p(Ins::new(format!("MOV {}, RZ", reg(c))).w(&[c]).alu());
@@ -727,52 +944,150 @@ pub fn generate(v: Variant) -> Generated {
     // Epilogue: C = alpha * acc + beta * C, column by column.
     let mut epi: Vec<Ins> = Vec::new();
     let mut e = |ins: Ins| epi.push(ins);
-    let ptr = |x: usize| set_regs_pair(&set_regs, x);
-    let offs: Vec<u8> = (0..t).map(|x| set_regs_sorted(&set_regs)[2 * t + x]).collect();
-    let data: Vec<u8> = (0..half).map(|k| set_regs_sorted(&set_regs)[3 * t + 2 * k]).collect();
-    for x in 0..t {
-        let col = 32 * (x / 2) + x % 2;
-        e(Ins::new(format!("IADD {}, {}, {}", reg(offs[x]), reg(jb), hx(col as i64))).r(&[jb]).w(&[offs[x]]).alu());
-    }
-    for x in 0..t {
-        e(Ins::new(format!("IMAD {}, {}, {}, {}", reg(offs[x]), reg(offs[x]), cb(param::LDC), reg(ib)))
+    // Pointers on the pairs of banks 0/1, C's values on pairs of banks 2/3
+    // (so a `ST.E.64` reads four banks), two columns in flight; the offsets
+    // first take the data's registers.
+    let sorted = set_regs_sorted(&set_regs);
+    let lo: Vec<u8> = sorted
+        .iter()
+        .copied()
+        .filter(|r| r % 2 == 0 && r % 8 < 4)
+        .collect();
+    let hi: Vec<u8> = sorted
+        .iter()
+        .copied()
+        .filter(|r| r % 2 == 0 && r % 8 >= 4)
+        .collect();
+    let ptr = |x: usize| lo[x];
+    let offs: Vec<u8> = (0..t).map(|x| hi[x / 2] + (x % 2) as u8).collect();
+    let data = |u: usize, k: usize| hi[u * half + k];
+    // beta * C goes to a register off the accumulator's bank, so the FFMA
+    // that adds it reads two banks.
+    let scratch: Vec<u8> = (0..4)
+        .flat_map(|k| [d_a + k, d_b + k])
+        .chain([kc, s_a, s_b, w_s, stride_a, stride_b])
+        .collect();
+    #[allow(clippy::needless_range_loop)]
+    {
+        for x in 0..t {
+            let col = 32 * (x / 2) + x % 2;
+            e(Ins::new(format!(
+                "IADD {}, {}, {}",
+                reg(offs[x]),
+                reg(jb),
+                hx(col as i64)
+            ))
+            .r(&[jb])
+            .w(&[offs[x]])
+            .alu());
+        }
+        for x in 0..t {
+            e(Ins::new(format!(
+                "IMAD {}, {}, {}, {}",
+                reg(offs[x]),
+                reg(offs[x]),
+                cb(param::LDC),
+                reg(ib)
+            ))
             .r(&[offs[x], ib])
             .w(&[offs[x]])
             .alu());
+        }
+        for x in 0..t {
+            let pr = ptr(x);
+            e(Ins::new(format!(
+                "ISCADD {}.CC, {}, {}, 0x2",
+                reg(pr),
+                reg(offs[x]),
+                cb(param::C)
+            ))
+            .r(&[offs[x]])
+            .w(&[pr])
+            .alu());
+            e(
+                Ins::new(format!("IADD.X {}, RZ, {}", reg(pr + 1), cb(param::C + 4)))
+                    .w(&[pr + 1])
+                    .alu(),
+            );
+        }
     }
+    // C is read once, before this thread writes it: the read-only path may
+    // serve it in the variants that use it.
+    let c_load = "LD.E.64";
+    let load_col = |x: usize, e: &mut dyn FnMut(Ins)| {
+        let pr = ptr(x);
+        for k in 0..half {
+            let d = data(x % 2, k);
+            e(
+                Ins::new(format!("{c_load} {}, {}", reg(d), addr(pr, 128 * k as i64)))
+                    .r(&[pr, pr + 1])
+                    .w(&[d, d + 1]),
+            );
+        }
+    };
+    load_col(0, &mut e);
     for x in 0..t {
         let pr = ptr(x);
-        e(Ins::new(format!("ISCADD {}.CC, {}, {}, 0x2", reg(pr), reg(offs[x]), cb(param::C))).r(&[offs[x]]).w(&[pr]).alu());
-        e(Ins::new(format!("IADD.X {}, RZ, {}", reg(pr + 1), cb(param::C + 4))).w(&[pr + 1]).alu());
-    }
-    for x in 0..t {
-        let pr = ptr(x);
-        for k in 0..half {
-            let a = addr(pr, 128 * k as i64);
-            e(Ins::new(format!("LD.E.64 {}, {a}", reg(data[k]))).r(&[pr, pr + 1]).w(&[data[k], data[k] + 1]));
+        if x + 1 < t {
+            load_col(x + 1, &mut e);
         }
+        if v.load == Load::Ldg128 {
+            let left = if x + 1 < t { half } else { 0 };
+            e(Ins::new(format!("TEXDEPBAR {}", hx(left as i64)))
+                .note(format!("column {x} of C has landed")));
+        }
+        let mut free = scratch.clone();
+        let mut picks = Vec::new();
         for k in 0..half {
             for h in 0..2u8 {
-                let d = data[k] + h;
-                e(Ins::new(format!("FMUL {}, {}, {}", reg(d), reg(d), cb(param::BETA))).r(&[d]).w(&[d]).alu());
-            }
-        }
-        for k in 0..half {
-            for h in 0..2u8 {
-                let d = data[k] + h;
+                let d = data(x % 2, k) + h;
                 let c = acc[&(2 * k + h as usize, x)];
-                e(Ins::new(format!("FFMA {}, {}, {}, {}", reg(d), reg(c), cb(param::ALPHA), reg(d))).r(&[c, d]).w(&[d]).alu());
+                let sc = free
+                    .iter()
+                    .position(|&r| bank(r) != bank(c))
+                    .map(|i| free.remove(i))
+                    .unwrap_or(d);
+                picks.push((d, c, sc));
+                e(
+                    Ins::new(format!("FMUL {}, {}, {}", reg(sc), reg(d), cb(param::BETA)))
+                        .r(&[d])
+                        .w(&[sc])
+                        .alu(),
+                );
             }
         }
+        for (d, c, sc) in picks {
+            e(Ins::new(format!(
+                "FFMA {}, {}, {}, {}",
+                reg(d),
+                reg(c),
+                cb(param::ALPHA),
+                reg(sc)
+            ))
+            .r(&[c, sc])
+            .w(&[d])
+            .alu());
+        }
         for k in 0..half {
-            let a = addr(pr, 128 * k as i64);
-            e(Ins::new(format!("ST.E.64 {a}, {}", reg(data[k]))).r(&[pr, pr + 1, data[k], data[k] + 1]));
+            let d = data(x % 2, k);
+            e(
+                Ins::new(format!("ST.E.64 {}, {}", addr(pr, 128 * k as i64), reg(d))).r(&[
+                    pr,
+                    pr + 1,
+                    d,
+                    d + 1,
+                ]),
+            );
         }
     }
     e(Ins::new("EXIT"));
     fix_stalls(&mut epi);
 
-    let registers = pool.max.max(*accs.last().unwrap()).max(*set_regs.iter().max().unwrap()) as u32 + 1;
+    let registers = pool
+        .max
+        .max(*accs.last().unwrap())
+        .max(*set_regs.iter().max().unwrap()) as u32
+        + 1;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -787,7 +1102,17 @@ pub fn generate(v: Variant) -> Generated {
     );
     let _ = writeln!(s, ".kernel {}", v.kernel_name());
     for (size, name) in [
-        (4, "m"), (4, "n"), (4, "k"), (4, "alpha"), (8, "A"), (4, "lda"), (8, "B"), (4, "ldb"), (4, "beta"), (8, "C"), (4, "ldc"),
+        (4, "m"),
+        (4, "n"),
+        (4, "k"),
+        (4, "alpha"),
+        (8, "A"),
+        (4, "lda"),
+        (8, "B"),
+        (4, "ldb"),
+        (4, "beta"),
+        (8, "C"),
+        (4, "ldc"),
     ] {
         let _ = writeln!(s, ".param {size}                   // {name}");
     }
@@ -825,17 +1150,18 @@ fn set_regs_sorted(set: &[u8]) -> Vec<u8> {
     v
 }
 
-/// The x-th even-aligned pair of the A/B set registers.
-fn set_regs_pair(set: &[u8], x: usize) -> u8 {
-    set_regs_sorted(set)[2 * x]
-}
-
 fn emit(s: &mut String, list: &[Ins]) {
     for ins in list {
         if ins.comment.is_empty() {
             let _ = writeln!(s, "        [{:#04x}] {};", ins.ctrl, ins.text);
         } else {
-            let _ = writeln!(s, "        [{:#04x}] {:<40}// {}", ins.ctrl, format!("{};", ins.text), ins.comment);
+            let _ = writeln!(
+                s,
+                "        [{:#04x}] {:<40}// {}",
+                ins.ctrl,
+                format!("{};", ins.text),
+                ins.comment
+            );
         }
     }
 }
@@ -856,7 +1182,13 @@ fn fix_stalls(list: &mut [Ins]) {
         let need = if list[i].lsu {
             0
         } else {
-            list[i].reads.iter().filter_map(|r| ready.get(r)).copied().max().unwrap_or(0)
+            list[i]
+                .reads
+                .iter()
+                .filter_map(|r| ready.get(r))
+                .copied()
+                .max()
+                .unwrap_or(0)
         };
         if need > now && i > 0 {
             // Stretch the gap before i: the byte of i-1 stalls n cycles more.
@@ -934,7 +1266,11 @@ fn solve(
     let mut used = [0usize; 4];
     let budget: Vec<usize> = (0..4).map(|b| pool.left(b)).collect();
     for &(start, n) in &units {
-        let prev: Vec<u8> = if start == 0 { Vec::new() } else { body[start - 1].reads.clone() };
+        let prev: Vec<u8> = if start == 0 {
+            Vec::new()
+        } else {
+            body[start - 1].reads.clone()
+        };
         let new_cells: Vec<(usize, usize)> = (start..start + n)
             .filter(|&k| cells[k].0 != usize::MAX)
             .map(|k| cells[k])
@@ -946,7 +1282,9 @@ fn solve(
         let mut best: Option<(u32, i64, Vec<usize>)> = None;
         let combos = 4usize.pow(dedup.len() as u32);
         for code in 0..combos {
-            let banks: Vec<usize> = (0..dedup.len()).map(|k| code / 4usize.pow(k as u32) % 4).collect();
+            let banks: Vec<usize> = (0..dedup.len())
+                .map(|k| code / 4usize.pow(k as u32) % 4)
+                .collect();
             if (0..4).any(|b| used[b] + banks.iter().filter(|&&x| x == b).count() > budget[b]) {
                 continue;
             }
@@ -989,7 +1327,10 @@ fn solve(
             }
             let room: i64 = banks.iter().map(|&b| (budget[b] - used[b]) as i64).sum();
             let score = (deg, own * 1000 - room, banks.clone());
-            if best.as_ref().is_none_or(|b| (score.0, score.1) < (b.0, b.1)) {
+            if best
+                .as_ref()
+                .is_none_or(|b| (score.0, score.1) < (b.0, b.1))
+            {
                 best = Some(score);
             }
         }

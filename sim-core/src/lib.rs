@@ -8,6 +8,7 @@
 //!
 //! This crate does no terminal or file I/O: it is handed bytes and text.
 
+pub mod check;
 pub mod config;
 pub mod exec;
 pub mod fp;

@@ -119,7 +119,10 @@ pub fn resolve(
     let flops = match &spec.flops {
         Some(n) => {
             let v = num(n, "flops")?;
-            Some(u64::try_from(v).map_err(|_| LaunchError::Invalid(format!("flops: {v} is negative")))?)
+            Some(
+                u64::try_from(v)
+                    .map_err(|_| LaunchError::Invalid(format!("flops: {v} is negative")))?,
+            )
         }
         None => None,
     };

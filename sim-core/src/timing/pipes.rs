@@ -224,6 +224,28 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
     }
 }
 
+/// Whether `second` may issue in the same cycle as `first` (the static rules
+/// of dual issue; the model also needs a shared core group free and
+/// `second`'s operands ready), else which rule forbids it.
+pub fn may_pair(first: &Info, second: &Info) -> Result<(), &'static str> {
+    if first.feeds(second) {
+        return Err("the second depends on the first");
+    }
+    if first.global || second.global {
+        return Err("a global-memory access never dual-issues");
+    }
+    if matches!(second.pipe, Pipe::Control) {
+        return Err("a branch or barrier cannot be second");
+    }
+    if second.pipe == Pipe::Fp64 || first.pipe == Pipe::Fp64 {
+        return Err("FP64 does not dual-issue");
+    }
+    if first.pipe == second.pipe && first.pipe != Pipe::Core {
+        return Err("two instructions for the same LSU/SFU pipe");
+    }
+    Ok(())
+}
+
 impl Info {
     /// The registers read.
     #[inline]

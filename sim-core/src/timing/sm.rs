@@ -651,13 +651,7 @@ impl Sm {
 
     /// Whether `second` may issue with `first` in this cycle.
     fn pairs(&self, s: usize, bi: usize, wi: usize, first: &Info, second: &Info, now: u64) -> bool {
-        if first.feeds(second) || first.global || second.global {
-            return false;
-        }
-        if matches!(second.pipe, Pipe::Control | Pipe::Fp64) || first.pipe == Pipe::Fp64 {
-            return false;
-        }
-        if first.pipe == second.pipe && first.pipe != Pipe::Core {
+        if super::pipes::may_pair(first, second).is_err() {
             return false;
         }
         if first.pipe == Pipe::Core

@@ -1,0 +1,347 @@
+//! `keplersim check`: a static checker of sm_35 code against the timing
+//! model's rules, in the manner of MaxAs's register bank conflict report.
+//!
+//! It walks each kernel in address order as one warp that issues as early as
+//! its control codes let it (no other warps, no memory waits), and reports per
+//! instruction:
+//! - register bank conflicts the operand collector cannot hide: an issue unit
+//!   (one instruction, or a dual-issued pair) reading more than one register of
+//!   a bank, not counting the registers the instruction issued just before it
+//!   read (its operands are reused) — the rule of
+//!   [`crate::timing::collector::conflict_degree`];
+//! - dual issue a control code asks for but the model will not grant: not at
+//!   an aligned half of the 64-byte group (instructions 1+2, 3+4, 5+6), or
+//!   against a rule of [`crate::timing::pipes::may_pair`];
+//! - hazards: a read of a fixed-latency (ALU) result sooner than its latency
+//!   after the write (the control codes are too short: hardware reads the old
+//!   value), and a read of an `LDG` result no `TEXDEPBAR` has waited for;
+//! - loops (backward branches) whose first instruction does not start a
+//!   7-instruction group, so they cannot keep the dual-issue alignment.
+//!
+//! Loops are walked twice, the second time with the state the first left, so
+//! that what one iteration leaves for the next is checked too. Branches
+//! forward are taken to fall through; predicated instructions to execute.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::op::Kind;
+use crate::program::Program;
+use crate::timing::collector::{bank, BANKS};
+use crate::timing::ctrl::Ctrl;
+use crate::timing::pipes::{self, Info, Latency};
+
+/// Cycles an ALU result takes (the model's `alu_latency`).
+pub const ALU_LATENCY: u64 = 9;
+/// What a `TEXDEPBAR` costs its warp at least.
+const TEXDEPBAR_HOLD: u64 = 8;
+/// The warp wait `0x00` asks for (the model's `unscheduled_stall`).
+const UNSCHEDULED: u32 = 16;
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Finding {
+    /// A unit reads `degree` registers of one bank (`regs`).
+    Conflict { degree: u32, regs: Vec<u8> },
+    /// The control byte asks for dual issue the model will not grant.
+    Dual { why: String },
+    /// A read of R`reg` `cycles` after the ALU instruction at `writer` wrote
+    /// it (fewer than the latency).
+    AluHazard { reg: u8, writer: u32, cycles: u64 },
+    /// A read of R`reg` loaded by the `LDG` at `writer` with no `TEXDEPBAR`
+    /// waiting for it in between.
+    LdgHazard { reg: u8, writer: u32 },
+    /// A loop whose first instruction (this one) does not start a group.
+    Unaligned { branch: u32 },
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::Conflict { degree, regs } => {
+                let r: Vec<String> = regs.iter().map(|r| format!("R{r}")).collect();
+                write!(
+                    f,
+                    "{degree}-way register bank conflict: {} on bank {}",
+                    r.join(", "),
+                    bank(regs[0]).unwrap_or(0)
+                )
+            }
+            Finding::Dual { why } => write!(f, "no dual issue: {why}"),
+            Finding::AluHazard { reg, writer, cycles } => write!(
+                f,
+                "hazard: reads R{reg} {cycles} cycles after the ALU instruction at {:#06x} wrote it (needs {ALU_LATENCY}): the old value",
+                writer * 8
+            ),
+            Finding::LdgHazard { reg, writer } => write!(
+                f,
+                "hazard: reads R{reg} loaded by the LDG at {:#06x} with no TEXDEPBAR in between: the old value",
+                writer * 8
+            ),
+            Finding::Unaligned { branch } => write!(
+                f,
+                "the loop branched to from {:#06x} starts here, not at a 7-instruction group",
+                branch * 8
+            ),
+        }
+    }
+}
+
+/// The report of one kernel.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// (slot, finding), by slot.
+    pub findings: Vec<(u32, Finding)>,
+    /// Instructions (control words and the trailing padding excluded).
+    pub instructions: usize,
+    /// Dual-issued pairs as the walk issued them.
+    pub pairs: usize,
+}
+
+impl Report {
+    pub fn conflicts(&self) -> [usize; 3] {
+        let mut n = [0; 3];
+        for (_, f) in &self.findings {
+            if let Finding::Conflict { degree, .. } = f {
+                n[(*degree as usize).clamp(2, 4) - 2] += 1;
+            }
+        }
+        n
+    }
+    pub fn hazards(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|(_, f)| matches!(f, Finding::AluHazard { .. } | Finding::LdgHazard { .. }))
+            .count()
+    }
+    pub fn dual_breaks(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|(_, f)| matches!(f, Finding::Dual { .. }))
+            .count()
+    }
+    pub fn unaligned(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|(_, f)| matches!(f, Finding::Unaligned { .. }))
+            .count()
+    }
+}
+
+#[derive(Clone)]
+struct State {
+    now: u64,
+    /// Per register: the slot and cycle of its last ALU write.
+    alu: Vec<Option<(u32, u64)>>,
+    /// Per register: the LDG slot whose value it waits for.
+    ldg: Vec<Option<u32>>,
+    /// LDGs not yet waited for, oldest first.
+    outstanding: Vec<u32>,
+    /// What the previous issue unit's last instruction read (for reuse).
+    prev_reads: Vec<u8>,
+}
+
+/// Checks one loaded kernel.
+pub fn check(prog: &Program) -> Report {
+    let infos = pipes::infos(prog);
+    // The last slot worth walking: past it only NOP padding.
+    let last = (0..prog.ops.len())
+        .rev()
+        .find(|&s| s % 8 != 0 && !matches!(prog.ops[s].kind, Kind::Nop | Kind::Control))
+        .unwrap_or(0);
+    let mut found: BTreeSet<(u32, Finding)> = BTreeSet::new();
+    let mut pairs = 0;
+    let mut st = State {
+        now: 0,
+        alu: vec![None; 256],
+        ldg: vec![None; 256],
+        outstanding: Vec::new(),
+        prev_reads: Vec::new(),
+    };
+    walk(
+        prog,
+        &infos,
+        1,
+        last as u32,
+        &mut st,
+        &mut found,
+        &mut pairs,
+        true,
+    );
+    // Loop alignment.
+    for s in 0..=last {
+        let op = &prog.ops[s];
+        if matches!(op.kind, Kind::Bra { .. }) && (op.target as usize) <= s && op.target % 8 != 1 {
+            found.insert((op.target, Finding::Unaligned { branch: s as u32 }));
+        }
+    }
+    Report {
+        findings: found.into_iter().collect(),
+        instructions: (1..=last).filter(|s| s % 8 != 0).count(),
+        pairs,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    prog: &Program,
+    infos: &[Info],
+    from: u32,
+    to: u32,
+    st: &mut State,
+    found: &mut BTreeSet<(u32, Finding)>,
+    pairs: &mut usize,
+    first: bool,
+) {
+    let next = |s: u32| {
+        if (s + 1).is_multiple_of(8) {
+            s + 2
+        } else {
+            s + 1
+        }
+    };
+    let mut s = from;
+    while s <= to {
+        if s.is_multiple_of(8) {
+            s += 1;
+            continue;
+        }
+        let a = &infos[s as usize];
+        // Dual issue, as the model would grant it.
+        let mut unit = vec![s];
+        if Ctrl(a.ctrl).dual() {
+            let b = next(s);
+            if b > to || b as usize >= infos.len() {
+                found.insert((
+                    s,
+                    Finding::Dual {
+                        why: "no instruction follows".into(),
+                    },
+                ));
+            } else if !s.is_multiple_of(2) {
+                found.insert((
+                    s,
+                    Finding::Dual {
+                        why: "not at an aligned half of the group (instructions 1+2, 3+4 or 5+6)"
+                            .into(),
+                    },
+                ));
+            } else {
+                match pipes::may_pair(a, &infos[b as usize]) {
+                    Ok(()) => unit.push(b),
+                    Err(why) => {
+                        found.insert((s, Finding::Dual { why: why.into() }));
+                    }
+                }
+            }
+        }
+        if unit.len() == 2 && first {
+            *pairs += 1;
+        }
+        // Hazards: every instruction of the unit reads at `now`.
+        for &u in &unit {
+            let i = &infos[u as usize];
+            let lsu = i.pipe == pipes::Pipe::Lsu;
+            for &r in i.reads() {
+                if let Some(w) = st.ldg[r as usize] {
+                    found.insert((u, Finding::LdgHazard { reg: r, writer: w }));
+                }
+                if lsu {
+                    continue; // loads and stores wait for ALU results
+                }
+                if let Some((w, at)) = st.alu[r as usize] {
+                    let dt = st.now - at;
+                    if dt < ALU_LATENCY {
+                        found.insert((
+                            u,
+                            Finding::AluHazard {
+                                reg: r,
+                                writer: w,
+                                cycles: dt,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        // Bank conflicts of the unit, the previous unit's reads reused.
+        let mut reads: Vec<u8> = Vec::new();
+        for &u in &unit {
+            for &r in infos[u as usize].reads() {
+                if !reads.contains(&r) {
+                    reads.push(r);
+                }
+            }
+        }
+        let mut per: [Vec<u8>; BANKS] = Default::default();
+        for &r in &reads {
+            if st.prev_reads.contains(&r) {
+                continue;
+            }
+            if let Some(b) = bank(r) {
+                per[b].push(r);
+            }
+        }
+        if let Some(worst) = per.iter().max_by_key(|v| v.len()) {
+            if worst.len() >= 2 {
+                found.insert((
+                    s,
+                    Finding::Conflict {
+                        degree: worst.len() as u32,
+                        regs: worst.clone(),
+                    },
+                ));
+            }
+        }
+        // Writes, TEXDEPBAR, time.
+        let mut gap = 1u64;
+        for &u in &unit {
+            let i = &infos[u as usize];
+            if let Some(n) = i.texdepbar {
+                let keep = (n as usize).min(st.outstanding.len());
+                let retired: Vec<u32> = st
+                    .outstanding
+                    .drain(..st.outstanding.len() - keep)
+                    .collect();
+                for r in st.ldg.iter_mut() {
+                    if r.is_some_and(|w| retired.contains(&w)) {
+                        *r = None;
+                    }
+                }
+                gap = gap.max(TEXDEPBAR_HOLD);
+            }
+            for k in 0..i.ndst {
+                let r = i.dst.wrapping_add(k) as usize;
+                if r >= 255 {
+                    continue;
+                }
+                st.alu[r] = (i.lat == Latency::Alu).then_some((u, st.now));
+                st.ldg[r] = (i.lat == Latency::Texture).then_some(u);
+            }
+            if i.lat == Latency::Texture && i.ndst > 0 {
+                st.outstanding.push(u);
+            }
+        }
+        let lastu = *unit.last().unwrap();
+        let li = &infos[lastu as usize];
+        gap = gap.max(Ctrl(li.ctrl).gap(UNSCHEDULED) as u64);
+        // The operand collector reuses only what the cycle before read.
+        st.prev_reads = if gap == 1 {
+            li.reads().to_vec()
+        } else {
+            Vec::new()
+        };
+        st.now += gap;
+        // A loop: walk its body once more with what this iteration left.
+        let op = &prog.ops[lastu as usize];
+        if first && matches!(op.kind, Kind::Bra { .. }) && op.target <= lastu && op.target >= 1 {
+            let mut again = st.clone();
+            again.prev_reads.clear();
+            walk(
+                prog, infos, op.target, lastu, &mut again, found, pairs, false,
+            );
+            *st = again;
+        }
+        s = next(lastu);
+    }
+}
