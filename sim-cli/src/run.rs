@@ -45,6 +45,9 @@ pub struct RunArgs {
     /// Simulate this many SMs instead of the configuration's.
     #[arg(long, value_name = "N")]
     pub sms: Option<u32>,
+    /// Print the report as JSON (one object) instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Block orders on the command line.
@@ -103,33 +106,65 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => anyhow!("{}: {e}", args.file.display()),
     })?;
     let secs = out.sim_time.as_secs_f64();
-
-    println!("kernel      {} ({})", r.kernel, args.file.display());
-    println!(
-        "launch      {}, {} registers/thread, {} B shared/block",
-        r.dims, out.registers, out.shared_bytes
+    let mut json = serde_json::Map::new();
+    let mut line = |key: &str, text: String, value: serde_json::Value| {
+        if !args.json {
+            println!("{key:<11} {text}");
+        }
+        json.insert(key.to_string(), value);
+    };
+    line(
+        "kernel",
+        format!("{} ({})", r.kernel, args.file.display()),
+        serde_json::json!({ "name": r.kernel, "file": args.file.display().to_string() }),
+    );
+    line(
+        "launch",
+        format!(
+            "{}, {} registers/thread, {} B shared/block",
+            r.dims, out.registers, out.shared_bytes
+        ),
+        serde_json::json!({
+            "grid": r.dims.grid, "block": r.dims.block,
+            "registers": out.registers, "shared_bytes": out.shared_bytes,
+        }),
     );
     if !r.vars.is_empty() {
         let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("vars        {}", v.join(" "));
+        line("vars", v.join(" "), serde_json::json!(r.vars));
     }
     match &out.timed {
-        None => println!(
-            "executed    {} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
-            out.stats.warp_instructions,
-            out.stats.blocks,
-            secs,
-            out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
-        ),
-        Some(t) => {
-            println!(
-                "executed    {} warp-instructions in {} blocks ({:.2} s, {:.0} simulated cycles/s)",
+        None => line(
+            "executed",
+            format!(
+                "{} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
                 out.stats.warp_instructions,
                 out.stats.blocks,
                 secs,
-                t.cycles as f64 / secs.max(1e-9)
+                out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
+            ),
+            serde_json::json!({
+                "warp_instructions": out.stats.warp_instructions, "blocks": out.stats.blocks,
+                "seconds": secs, "mode": "functional",
+            }),
+        ),
+        Some(t) => {
+            line(
+                "executed",
+                format!(
+                    "{} warp-instructions in {} blocks ({:.2} s, {:.0} simulated cycles/s)",
+                    out.stats.warp_instructions,
+                    out.stats.blocks,
+                    secs,
+                    t.cycles as f64 / secs.max(1e-9)
+                ),
+                serde_json::json!({
+                    "warp_instructions": out.stats.warp_instructions, "blocks": out.stats.blocks,
+                    "seconds": secs, "mode": "timed",
+                    "simulated_cycles_per_second": t.cycles as f64 / secs.max(1e-9),
+                }),
             );
-            report(t, &config);
+            report(t, &config, r.flops, &mut line);
         }
     }
     if let Some(d) = &args.dump {
@@ -145,29 +180,41 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     }
     let mut failed = 0;
+    let mut checks = Vec::new();
     for (c, res) in r.checks.iter().zip(&out.checks) {
         let how = match c.compare {
             Compare::BitExact => "bit-exact".to_string(),
             Compare::Ulp(u) => format!("within {u} ulp"),
         };
-        if res.passed() {
+        let text = if res.passed() {
             let ulp = if res.max_ulp > 0 {
                 format!(", max {} ulp", res.max_ulp)
             } else {
                 String::new()
             };
-            println!(
-                "check       {}: PASS ({} elements {how}{ulp})",
+            format!(
+                "{}: PASS ({} elements {how}{ulp})",
                 res.buffer, res.elements
-            );
+            )
         } else {
             failed += 1;
             let (i, g, e) = res.first.clone().unwrap_or_default();
-            println!(
-                "check       {}: FAIL ({} of {} elements differ {how}; first at [{i}]: got {g}, expected {e})",
+            format!(
+                "{}: FAIL ({} of {} elements differ {how}; first at [{i}]: got {g}, expected {e})",
                 res.buffer, res.mismatches, res.elements
-            );
+            )
+        };
+        if !args.json {
+            println!("check       {text}");
         }
+        checks.push(serde_json::json!({
+            "buffer": res.buffer, "passed": res.passed(), "elements": res.elements,
+            "mismatches": res.mismatches, "compare": how, "max_ulp": res.max_ulp,
+        }));
+    }
+    json.insert("checks".into(), serde_json::Value::Array(checks));
+    if args.json {
+        println!("{}", serde_json::Value::Object(json));
     }
     if failed > 0 {
         bail!("{failed} of {} checks failed", r.checks.len());
@@ -175,34 +222,92 @@ pub fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// The timing model's report.
-fn report(t: &sim_core::timing::Timed, config: &Config) {
+/// The timing model's report: one line (and one JSON value) per topic.
+fn report(
+    t: &sim_core::timing::Timed,
+    config: &Config,
+    flops: Option<u64>,
+    line: &mut dyn FnMut(&str, String, serde_json::Value),
+) {
+    use serde_json::json;
     let st = &t.stats;
     let slots = (t.cycles * t.sms as u64 * config.timing.schedulers as u64).max(1) as f64;
     let issues = st.issue_cycles.max(1) as f64;
-    println!(
-        "cycles      {} on {} SMs = {:.4} ms at {} MHz",
-        t.cycles,
-        t.sms,
-        t.millis(config),
-        config.chip.clock_mhz
+    let ms = t.millis(config);
+    line(
+        "cycles",
+        format!(
+            "{} on {} SMs = {ms:.4} ms at {} MHz",
+            t.cycles, t.sms, config.chip.clock_mhz
+        ),
+        json!({ "cycles": t.cycles, "sms": t.sms, "milliseconds": ms, "clock_mhz": config.chip.clock_mhz }),
     );
-    println!(
-        "issue       IPC {:.2} warp-instructions per SM-cycle, issue slots used {:.1}%, dual-issued pairs {:.1}% of issues",
-        st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
-        st.issue_cycles as f64 / slots * 100.0,
-        st.dual as f64 / issues * 100.0
+    if let Some(f) = flops {
+        // FP32 lanes per SM: a 32-lane group per scheduler and one shared by
+        // each pair of schedulers (6 x 32 on the K20m).
+        let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
+        let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz as f64 / 1e3;
+        let gflops = f as f64 / (ms * 1e-3) / 1e9;
+        line(
+            "gflops",
+            format!(
+                "{gflops:.1} GFlop/s, {:.1}% of the {peak:.0} GFlop/s peak of {} SMs",
+                gflops / peak * 100.0,
+                t.sms
+            ),
+            json!({ "gflops": gflops, "peak_gflops": peak, "percent_of_peak": gflops / peak * 100.0, "flops": f }),
+        );
+    }
+    line(
+        "issue",
+        format!(
+            "IPC {:.2} warp-instructions per SM-cycle, issue slots used {:.1}%, dual-issued pairs {:.1}% of issues",
+            st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
+            st.issue_cycles as f64 / slots * 100.0,
+            st.dual as f64 / issues * 100.0
+        ),
+        json!({
+            "ipc": st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
+            "issue_slot_utilization": st.issue_cycles as f64 / slots * 100.0,
+            "dual_issue_rate": st.dual as f64 / issues * 100.0,
+            "dual_pairs": st.dual, "issue_cycles": st.issue_cycles,
+        }),
     );
-    println!(
-        "occupancy   {} blocks/SM ({} warps each), limited by {}",
-        t.occupancy.blocks_per_sm, t.occupancy.warps_per_block, t.occupancy.limiter
+    line(
+        "occupancy",
+        format!(
+            "{} blocks/SM ({} warps each), limited by {}",
+            t.occupancy.blocks_per_sm, t.occupancy.warps_per_block, t.occupancy.limiter
+        ),
+        json!({
+            "blocks_per_sm": t.occupancy.blocks_per_sm, "warps_per_block": t.occupancy.warps_per_block,
+            "limiter": t.occupancy.limiter.to_string(),
+        }),
     );
-    println!(
-        "banks       conflicts: {} 2-way, {} 3-way, {} 4-way ({:.3} per issue)",
-        st.conflicts[0],
-        st.conflicts[1],
-        st.conflicts[2],
-        (st.conflicts.iter().sum::<u64>()) as f64 / issues
+    let conflicts: u64 = st.conflicts.iter().sum();
+    let per_fp32 = if st.fp32 > 0 {
+        format!(
+            ", {:.3} per FP32 instruction",
+            conflicts as f64 / st.fp32 as f64
+        )
+    } else {
+        String::new()
+    };
+    line(
+        "banks",
+        format!(
+            "conflicts: {} 2-way, {} 3-way, {} 4-way ({:.3} per issue{per_fp32})",
+            st.conflicts[0],
+            st.conflicts[1],
+            st.conflicts[2],
+            conflicts as f64 / issues
+        ),
+        json!({
+            "two_way": st.conflicts[0], "three_way": st.conflicts[1], "four_way": st.conflicts[2],
+            "per_issue": conflicts as f64 / issues,
+            "per_fp32_instruction": conflicts as f64 / st.fp32.max(1) as f64,
+            "fp32_instructions": st.fp32,
+        }),
     );
     let stalled: u64 = st.stall.iter().sum();
     let parts: Vec<String> = sim_core::timing::events::STALLS
@@ -211,34 +316,63 @@ fn report(t: &sim_core::timing::Timed, config: &Config) {
         .filter(|(_, &n)| n > 0)
         .map(|(name, &n)| format!("{name} {:.1}%", n as f64 / stalled.max(1) as f64 * 100.0))
         .collect();
-    println!(
-        "stalls      {} scheduler-cycles without issue: {}",
-        stalled,
-        parts.join(", ")
+    let by_reason: serde_json::Map<String, serde_json::Value> = sim_core::timing::events::STALLS
+        .iter()
+        .zip(st.stall.iter())
+        .map(|(name, &n)| (name.replace(' ', "_"), json!(n)))
+        .collect();
+    line(
+        "stalls",
+        format!(
+            "{stalled} scheduler-cycles without issue: {}",
+            parts.join(", ")
+        ),
+        json!({ "total": stalled, "by_reason": by_reason }),
     );
-    println!(
-        "memory      shared: {} instructions, {} transactions; global: {} instructions, {} lines; L2 {} hits, {} misses; DRAM {:.2} MB",
-        st.shared_instructions,
-        st.shared_transactions,
-        st.global_instructions,
-        st.global_transactions,
-        t.mem.l2_hits,
-        t.mem.l2_misses,
-        t.mem.dram_sectors as f64 * 32.0 / 1e6
+    line(
+        "memory",
+        format!(
+            "shared: {} instructions, {} transactions; global: {} instructions, {} lines; L2 {} hits, {} misses; DRAM {:.2} MB",
+            st.shared_instructions,
+            st.shared_transactions,
+            st.global_instructions,
+            st.global_transactions,
+            t.mem.l2_hits,
+            t.mem.l2_misses,
+            t.mem.dram_sectors as f64 * 32.0 / 1e6
+        ),
+        json!({
+            "shared_instructions": st.shared_instructions, "shared_transactions": st.shared_transactions,
+            "global_instructions": st.global_instructions, "global_lines": st.global_transactions,
+            "l2_hits": t.mem.l2_hits, "l2_misses": t.mem.l2_misses,
+            "dram_bytes": t.mem.dram_sectors * 32,
+        }),
     );
     if st.icache_misses > 0 {
-        println!("fetch       {} instruction-cache misses", st.icache_misses);
-    }
-    if st.alu_hazards > 0 {
-        println!(
-            "hazards     {} reads of an ALU result sooner than its latency (control codes too short: hardware would read the old value; the model gives the new one)",
-            st.alu_hazards
+        line(
+            "fetch",
+            format!("{} instruction-cache misses", st.icache_misses),
+            json!({ "icache_misses": st.icache_misses }),
         );
     }
-    if st.hazards > 0 {
-        println!(
-            "hazards     {} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",
-            st.hazards
+    if st.alu_hazards > 0 || st.hazards > 0 {
+        let mut text = Vec::new();
+        if st.alu_hazards > 0 {
+            text.push(format!(
+                "{} reads of an ALU result sooner than its latency (control codes too short: hardware would read the old value; the model gives the new one)",
+                st.alu_hazards
+            ));
+        }
+        if st.hazards > 0 {
+            text.push(format!(
+                "{} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",
+                st.hazards
+            ));
+        }
+        line(
+            "hazards",
+            text.join("; "),
+            json!({ "alu": st.alu_hazards, "ldg": st.hazards }),
         );
     }
 }

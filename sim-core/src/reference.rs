@@ -465,17 +465,59 @@ fn sgemm(r: &RefInput) -> Result<Vec<u8>, String> {
             b[at(p, j, ldb)]
         }
     };
-    for j in 0..n {
+    // op(A) column-major (m x k), so that a column is contiguous.
+    let mut a_cm = vec![0f32; m * k];
+    for p in 0..k {
         for i in 0..m {
-            let mut acc = 0f32;
-            for p in 0..k {
-                acc = op_a(i, p).mul_add(op_b(p, j), acc);
+            a_cm[i + p * m] = op_a(i, p);
+        }
+    }
+    // Each C(i, j) accumulates in k order, whatever the loop order around it:
+    // columns of C in blocks that stay in the cache, k, then the columns.
+    const JB: usize = 32;
+    let mut acc = vec![0f32; m * JB];
+    for j0 in (0..n).step_by(JB) {
+        let jn = JB.min(n - j0);
+        acc[..m * jn].fill(0.0);
+        for p in 0..k {
+            let col = &a_cm[p * m..(p + 1) * m];
+            for jj in 0..jn {
+                axpy_fma(&mut acc[jj * m..(jj + 1) * m], col, op_b(p, j0 + jj));
             }
-            let ci = at(i, j, ldc);
-            c[ci] = acc.mul_add(alpha, c[ci] * beta);
+        }
+        for jj in 0..jn {
+            for i in 0..m {
+                let ci = at(i, j0 + jj, ldc);
+                c[ci] = acc[jj * m + i].mul_add(alpha, c[ci] * beta);
+            }
         }
     }
     Ok(f32_bytes(&c))
+}
+
+/// `acc[i] = fma(a[i], b, acc[i])`, with the CPU's FMA instructions when it
+/// has them (else the library's exactly rounded `mul_add`: the same results).
+fn axpy_fma(acc: &mut [f32], a: &[f32], b: f32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the CPU has the features the function is compiled for.
+            unsafe { axpy_fma_x86(acc, a, b) };
+            return;
+        }
+    }
+    for (x, &y) in acc.iter_mut().zip(a) {
+        *x = y.mul_add(b, *x);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn axpy_fma_x86(acc: &mut [f32], a: &[f32], b: f32) {
+    for (x, &y) in acc.iter_mut().zip(a) {
+        *x = y.mul_add(b, *x);
+    }
 }
 
 /// `bitonic.cu`. Inputs `[keys (F32)]`; params `segment` (2 * the kernel's

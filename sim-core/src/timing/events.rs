@@ -100,6 +100,8 @@ pub struct Stats {
     pub issue_cycles: u64,
     /// Pairs dual-issued.
     pub dual: u64,
+    /// FP32 multiply/add warp-instructions (FFMA, FMUL, FADD).
+    pub fp32: u64,
     /// Scheduler-cycles that issued nothing, by [`Stall`].
     pub stall: [u64; 8],
     /// Instructions (or pairs) with a 2-, 3- and 4-way bank conflict.
@@ -127,6 +129,7 @@ impl Stats {
         self.warp_instructions += o.warp_instructions;
         self.issue_cycles += o.issue_cycles;
         self.dual += o.dual;
+        self.fp32 += o.fp32;
         for i in 0..8 {
             self.stall[i] += o.stall[i];
         }

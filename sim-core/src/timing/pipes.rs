@@ -62,6 +62,8 @@ pub struct Info {
     /// A global-memory access (LD/ST/ATOM through the generic or read-only
     /// path): such an instruction never dual-issues.
     pub global: bool,
+    /// An FP32 multiply or add (FFMA, FMUL, FADD): the work GFlop/s count.
+    pub fp32: bool,
 }
 
 fn wide(t: NumType) -> bool {
@@ -221,6 +223,7 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         texdepbar,
         ctrl,
         global,
+        fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),
     }
 }
 

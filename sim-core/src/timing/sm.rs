@@ -777,6 +777,7 @@ impl Sm {
             return Err(exec_fault(prog, &env, w, pc, e));
         }
         self.stats.warp_instructions += 1;
+        self.stats.fp32 += info.fp32 as u64;
         if info.texdepbar.is_some() {
             tm.next_issue = tm.next_issue.max(now + t.texdepbar_cycles as u64);
         }
