@@ -36,6 +36,23 @@ pub enum BenchCmd {
         #[arg(long, default_value = "configs/k20m.ron")]
         config: PathBuf,
     },
+    /// The SGEMM ladder table: every kernel of `traces/sgemm` (baseline, +Reg,
+    /// +LD128, +LDG128, +Dual, and the 8x8 kernel) at each size, fully
+    /// simulated and checked bit for bit; prints the README's table.
+    Sgemm {
+        /// Sizes m = n = k (multiples of 192).
+        #[arg(long, value_delimiter = ',', default_value = "768,1536,3072")]
+        sizes: Vec<i64>,
+        /// The machine configuration.
+        #[arg(long, default_value = "configs/k20m.ron")]
+        config: PathBuf,
+        /// Simulations run at once (each on one core).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Also write the rows as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
     Micro {
@@ -60,6 +77,18 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Func { size, runs } => func(size, runs),
         BenchCmd::Speed { size, runs, config } => speed(size, runs, &config),
+        BenchCmd::Sgemm {
+            sizes,
+            config,
+            jobs,
+            json,
+        } => crate::ladder::run(
+            &workspace().join("traces/sgemm"),
+            &sizes,
+            &config,
+            jobs,
+            json.as_ref(),
+        ),
         BenchCmd::Micro {
             config,
             json,

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod compile;
 mod isa;
+mod ladder;
 mod micro;
 mod run;
 mod sgemm;

@@ -1,0 +1,169 @@
+//! `keplersim bench sgemm`: the SGEMM optimisation ladder and the 8x8 kernel
+//! at several sizes, each a full timed simulation whose C is checked bit for
+//! bit against the CPU reference; prints the README's table and writes JSON.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{anyhow, bail, Context, Result};
+use sim_core::config::Config;
+use sim_core::launch;
+
+/// The kernels of the table, in ladder order: (row name, cubin under
+/// `traces/sgemm`).
+pub const KERNELS: [(&str, &str); 6] = [
+    ("baseline", "ladder/baseline.cubin"),
+    ("+Reg", "ladder/reg.cubin"),
+    ("+LD128", "ladder/ld128.cubin"),
+    ("+LDG128", "ladder/ldg128.cubin"),
+    ("+Dual (sgemm.cubin)", "sgemm.cubin"),
+    ("8x8, +Dual (sgemm8x8.cubin)", "sgemm8x8.cubin"),
+];
+
+/// One simulated run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub kernel: String,
+    pub cubin: String,
+    pub size: i64,
+    pub cycles: u64,
+    pub milliseconds: f64,
+    pub gflops: f64,
+    pub percent_of_peak: f64,
+    pub dual_issue_rate: f64,
+    pub conflicts_per_fp32: f64,
+    pub passed: bool,
+    pub wall_seconds: f64,
+}
+
+/// Runs one kernel of `dir` at `size` cubed on `config`.
+pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config) -> Result<Row> {
+    let cubin_path = dir.join(cubin);
+    let launch_path = cubin_path.with_extension("launch.ron");
+    let text = std::fs::read_to_string(&launch_path)
+        .with_context(|| format!("{}", launch_path.display()))?;
+    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
+    let sets: Vec<(String, i64)> = ["m", "n", "k"]
+        .iter()
+        .map(|v| (v.to_string(), size))
+        .collect();
+    let read = |f: &str| -> Result<Vec<u8>, String> {
+        let p = dir.join(f);
+        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let r = launch::resolve(&spec, &sets, &read)
+        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let c = crate::run::load_cubin(&cubin_path, &[])?;
+    let t0 = std::time::Instant::now();
+    let out = launch::execute_as(&c, &r, launch::Mode::Timed, config, &read)
+        .map_err(|e| anyhow!("{}: {e}", cubin_path.display()))?;
+    let t = out
+        .timed
+        .as_ref()
+        .ok_or_else(|| anyhow!("{}: no timing", cubin_path.display()))?;
+    let ms = t.millis(config);
+    let flops = r.flops.unwrap_or(0) as f64;
+    let gflops = flops / (ms * 1e-3) / 1e9;
+    let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
+    let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz as f64 / 1e3;
+    let conflicts: u64 = t.stats.conflicts.iter().sum();
+    Ok(Row {
+        kernel: kernel.to_string(),
+        cubin: cubin.to_string(),
+        size,
+        cycles: t.cycles,
+        milliseconds: ms,
+        gflops,
+        percent_of_peak: gflops / peak * 100.0,
+        dual_issue_rate: t.stats.dual as f64 / t.stats.issue_cycles.max(1) as f64 * 100.0,
+        conflicts_per_fp32: conflicts as f64 / t.stats.fp32.max(1) as f64,
+        passed: out.passed(),
+        wall_seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// `keplersim bench sgemm`.
+pub fn run(
+    dir: &Path,
+    sizes: &[i64],
+    config_path: &Path,
+    jobs: usize,
+    json: Option<&PathBuf>,
+) -> Result<()> {
+    let config = crate::run::load_config(Some(config_path))?;
+    let mut work: Vec<(usize, usize)> = Vec::new();
+    for (ki, _) in KERNELS.iter().enumerate() {
+        for (si, _) in sizes.iter().enumerate() {
+            work.push((ki, si));
+        }
+    }
+    // Biggest first, so that the jobs finish together.
+    work.sort_by_key(|&(ki, si)| (std::cmp::Reverse(sizes[si]), ki));
+    let queue = Mutex::new(work);
+    let rows: Mutex<Vec<Row>> = Mutex::new(Vec::new());
+    let error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap().pop();
+                let Some((ki, si)) = next else { break };
+                let (name, cubin) = KERNELS[ki];
+                match run_one(dir, name, cubin, sizes[si], &config) {
+                    Ok(row) => {
+                        eprintln!(
+                            "{name} at {}: {:.1} GFlop/s, {} ({:.0} s)",
+                            row.size,
+                            row.gflops,
+                            if row.passed { "C bit-exact" } else { "C WRONG" },
+                            row.wall_seconds
+                        );
+                        rows.lock().unwrap().push(row);
+                    }
+                    Err(e) => {
+                        error.lock().unwrap().get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    let rows = rows.into_inner().unwrap();
+    let find = |k: &str, n: i64| rows.iter().find(|r| r.kernel == k && r.size == n);
+    let mut head = "| kernel |".to_string();
+    let mut rule = "|---|".to_string();
+    for n in sizes {
+        head += &format!(" {n} |");
+        rule += "---|";
+    }
+    println!("{head}\n{rule}");
+    for (name, _) in KERNELS {
+        let mut line = format!("| {name} |");
+        for &n in sizes {
+            match find(name, n) {
+                Some(r) => line += &format!(" {:.0} ({:.1}%) |", r.gflops, r.percent_of_peak),
+                None => line += " - |",
+            }
+        }
+        println!("{line}");
+    }
+    println!(
+        "\nGFlop/s (percent of the {}-SM peak), m = n = k, simulated on {}; every C checked bit for bit.",
+        config.chip.sms,
+        config_path.display()
+    );
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&rows)?;
+        std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
+    }
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| format!("{} at {}", r.kernel, r.size))
+        .collect();
+    if !wrong.is_empty() {
+        bail!("C differs from the reference: {}", wrong.join(", "));
+    }
+    Ok(())
+}
