@@ -68,6 +68,10 @@ enum Cmd {
         /// Print only each kernel's summary.
         #[arg(long)]
         summary: bool,
+        /// Count no operand as reused by the operand collector (what happens
+        /// when another warp issues in between).
+        #[arg(long)]
+        no_reuse: bool,
     },
     /// Generate kernels as keplersim assembler source.
     Gen {
@@ -145,7 +149,13 @@ fn gen(cmd: GenCmd) -> Result<()> {
     }
 }
 
-fn check(file: &std::path::Path, only: Option<&str>, strict: bool, summary: bool) -> Result<()> {
+fn check(
+    file: &std::path::Path,
+    only: Option<&str>,
+    strict: bool,
+    summary: bool,
+    no_reuse: bool,
+) -> Result<()> {
     let cubin = run::load_cubin(file, &[])?;
     let names: Vec<String> = cubin.kernels.iter().map(|k| k.name.clone()).collect();
     if let Some(n) = only {
@@ -165,7 +175,7 @@ fn check(file: &std::path::Path, only: Option<&str>, strict: bool, summary: bool
         let mut global = sim_core::mem::GlobalMem::new();
         let prog = sim_core::program::Program::load(&cubin, name, &mut global)
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-        let r = sim_core::check::check(&prog);
+        let r = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse });
         if !summary {
             for (slot, f) in &r.findings {
                 println!(
@@ -206,7 +216,8 @@ fn main() -> ExitCode {
             kernel,
             strict,
             summary,
-        } => check(&file, kernel.as_deref(), strict, summary),
+            no_reuse,
+        } => check(&file, kernel.as_deref(), strict, summary, no_reuse),
         Cmd::Run(args) => run::run(args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Disasm {

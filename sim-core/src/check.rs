@@ -70,7 +70,8 @@ impl fmt::Display for Finding {
             Finding::Dual { why } => write!(f, "no dual issue: {why}"),
             Finding::AluHazard { reg, writer, cycles } => write!(
                 f,
-                "hazard: reads R{reg} {cycles} cycles after the ALU instruction at {:#06x} wrote it (needs {ALU_LATENCY}): the old value",
+                "hazard: reads R{reg} {cycles} cycle{} after the ALU instruction at {:#06x} wrote it (needs {ALU_LATENCY}): the old value",
+                if *cycles == 1 { "" } else { "s" },
                 writer * 8
             ),
             Finding::LdgHazard { reg, writer } => write!(
@@ -139,10 +140,24 @@ struct State {
     outstanding: Vec<u32>,
     /// What the previous issue unit's last instruction read (for reuse).
     prev_reads: Vec<u8>,
+    no_reuse: bool,
+}
+
+/// How to check.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Count no operand as reused: the conflicts when another warp issues in
+    /// between (as loose round robin does with several ready warps).
+    pub no_reuse: bool,
 }
 
 /// Checks one loaded kernel.
 pub fn check(prog: &Program) -> Report {
+    check_with(prog, Options::default())
+}
+
+/// Checks one loaded kernel with `opts`.
+pub fn check_with(prog: &Program, opts: Options) -> Report {
     let infos = pipes::infos(prog);
     // The last slot worth walking: past it only NOP padding.
     let last = (0..prog.ops.len())
@@ -157,6 +172,7 @@ pub fn check(prog: &Program) -> Report {
         ldg: vec![None; 256],
         outstanding: Vec::new(),
         prev_reads: Vec::new(),
+        no_reuse: opts.no_reuse,
     };
     walk(
         prog,
@@ -326,7 +342,7 @@ fn walk(
         let li = &infos[lastu as usize];
         gap = gap.max(Ctrl(li.ctrl).gap(UNSCHEDULED) as u64);
         // The operand collector reuses only what the cycle before read.
-        st.prev_reads = if gap == 1 {
+        st.prev_reads = if gap == 1 && !st.no_reuse {
             li.reads().to_vec()
         } else {
             Vec::new()

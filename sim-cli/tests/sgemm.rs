@@ -1,0 +1,258 @@
+//! The tuned SGEMM of `traces/sgemm`, its 8x8 variant and its ladder: the
+//! committed sources and cubins are what the generator makes, every kernel
+//! computes C bit for bit (timed, at small sizes), `keplersim check` finds no
+//! conflict and no hazard in the tuned kernel and the published conflicts in
+//! the baseline, and it reports each deliberately broken kernel of
+//! `traces/check/broken.sass`.
+
+mod common;
+
+use common::{cuobjdump, keplersim, root};
+
+/// (step, block, path under traces/sgemm without extension, launch size).
+const KERNELS: [(&str, &str, &str, &str); 6] = [
+    ("dual", "12", "sgemm", "1536"),
+    ("dual", "8", "sgemm8x8", "1536"),
+    ("baseline", "12", "ladder/baseline", "768"),
+    ("reg", "12", "ladder/reg", "768"),
+    ("ld128", "12", "ladder/ld128", "768"),
+    ("ldg128", "12", "ladder/ldg128", "768"),
+];
+
+fn path(rel: &str) -> String {
+    root().join("traces/sgemm").join(rel).display().to_string()
+}
+
+#[test]
+fn committed_kernels_are_what_the_generator_makes() {
+    let tmp = std::env::temp_dir().join(format!("keplersim-sgemm-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (step, block, rel, size) in KERNELS {
+        let name = rel.replace('/', "_");
+        let sass = tmp.join(format!("{name}.sass"));
+        let launch = tmp.join(format!("{name}.launch.ron"));
+        let cubin = tmp.join(format!("{name}.cubin"));
+        let s = |p: &std::path::Path| p.display().to_string();
+        let (ok, _, err) = keplersim(&[
+            "gen",
+            "sgemm",
+            "--step",
+            step,
+            "--block",
+            block,
+            "-o",
+            &s(&sass),
+            "--launch",
+            &s(&launch),
+            "--size",
+            size,
+        ]);
+        assert!(ok, "{err}");
+        let (ok, _, err) = keplersim(&["asm", &s(&sass), "-o", &s(&cubin)]);
+        assert!(ok, "{err}");
+        let committed = |ext: &str| std::fs::read(path(&format!("{rel}.{ext}"))).unwrap();
+        assert!(
+            std::fs::read(&sass).unwrap() == committed("sass"),
+            "traces/sgemm/{rel}.sass is stale: run traces/sgemm/build.sh"
+        );
+        assert!(
+            std::fs::read(&cubin).unwrap() == committed("cubin"),
+            "traces/sgemm/{rel}.cubin is stale: run traces/sgemm/build.sh"
+        );
+        // The launch file names its cubin by file name only.
+        let l = std::fs::read_to_string(&launch).unwrap().replace(
+            &format!("{name}.cubin"),
+            &format!("{}.cubin", rel.rsplit('/').next().unwrap()),
+        );
+        assert_eq!(
+            l,
+            String::from_utf8(committed("launch.ron")).unwrap(),
+            "traces/sgemm/{rel}.launch.ron is stale: run traces/sgemm/build.sh"
+        );
+    }
+}
+
+#[test]
+fn every_kernel_computes_c_bit_for_bit_timed() {
+    // Sizes the tiles divide, m, n and k all different; k not a multiple of 8.
+    for (_, block, rel, _) in KERNELS {
+        let (m, n, k) = if block == "12" {
+            (384, 576, 44)
+        } else {
+            (256, 384, 36)
+        };
+        let (ok, out, err) = keplersim(&[
+            "run",
+            &path(&format!("{rel}.cubin")),
+            "--config",
+            &root().join("configs/k20m.ron").display().to_string(),
+            "--set",
+            &format!("m={m}"),
+            "--set",
+            &format!("n={n}"),
+            "--set",
+            &format!("k={k}"),
+        ]);
+        assert!(ok, "{rel}: {err}\n{out}");
+        assert!(out.contains("check       c: PASS"), "{rel}:\n{out}");
+        assert!(out.contains("gflops "), "{rel}: no GFlop/s line:\n{out}");
+        assert!(
+            !out.contains("hazards"),
+            "{rel}: the model saw hazards:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn sizes_the_kernel_cannot_handle_are_refused_before_launch() {
+    for (set, needle) in [
+        ("m=200", "m must be a multiple of the 192-row tile"),
+        ("n=96", "n must be a multiple of the 192-column tile"),
+        ("k=6", "k must be a multiple of 4"),
+        ("k=0", "m, n and k must be positive"),
+    ] {
+        let (ok, out, err) = keplersim(&["run", &path("sgemm.cubin"), "--set", set]);
+        assert!(!ok, "{set} ran:\n{out}");
+        assert!(err.contains(needle), "{set}: {err}");
+        assert!(!out.contains("check"), "{set} launched:\n{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn two_runs_give_the_same_cycles() {
+    let run = || {
+        let (ok, out, err) = keplersim(&[
+            "run",
+            &path("sgemm.cubin"),
+            "--set",
+            "m=384",
+            "--set",
+            "n=384",
+            "--set",
+            "k=64",
+            "--json",
+        ]);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
+        assert_eq!(v["checks"][0]["passed"], true, "{out}");
+        v["cycles"]["cycles"].as_u64().expect("cycles")
+    };
+    assert_eq!(run(), run());
+}
+
+fn summary(file: &str, extra: &[&str]) -> String {
+    let mut args = vec!["check", file, "--summary"];
+    args.extend_from_slice(extra);
+    let (ok, out, err) = keplersim(&args);
+    assert!(ok, "{err}");
+    out
+}
+
+#[test]
+fn the_tuned_kernels_have_no_conflict_and_no_hazard() {
+    for rel in ["sgemm", "sgemm8x8"] {
+        let (ok, out, err) = keplersim(&["check", &path(&format!("{rel}.cubin")), "--strict"]);
+        assert!(ok, "{rel}: {err}\n{out}");
+        assert!(
+            out.contains("bank conflicts 0 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0"),
+            "{rel}:\n{out}"
+        );
+    }
+    // Most of the 288 possible pairs of a 12x12 iteration dual-issue.
+    let out = summary(&path("sgemm.cubin"), &[]);
+    let pairs: usize = out
+        .split(" dual-issue pairs")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("pairs");
+    assert!(pairs >= 270, "{out}");
+}
+
+#[test]
+fn the_baseline_has_the_published_conflicts() {
+    // Accumulators in order in R0..R143, then A and B: with no operand
+    // reused, 368 of the 576 FFMAs of an iteration have a 2-way conflict and
+    // 64 a 3-way one (the facts' static count).
+    let (ok, out, err) = keplersim(&["check", &path("ladder/baseline.cubin"), "--no-reuse"]);
+    assert!(ok, "{err}");
+    let ffma = |way: &str| {
+        out.lines()
+            .filter(|l| {
+                let t = l.trim_start();
+                t.contains("FFMA R") && !t.contains("c[") && t.contains(way)
+            })
+            .count()
+    };
+    assert_eq!((ffma("2-way"), ffma("3-way")), (368, 64), "{out}");
+    // The operand collector's reuse hides some, never all; the bank-aware
+    // allocation leaves none.
+    let with_reuse = summary(&path("ladder/baseline.cubin"), &[]);
+    assert!(
+        !with_reuse.contains("bank conflicts 0 2-way"),
+        "{with_reuse}"
+    );
+    let reg = summary(&path("ladder/reg.cubin"), &[]);
+    assert!(reg.contains("bank conflicts 0 2-way, 0 3-way"), "{reg}");
+}
+
+#[test]
+fn broken_kernels_are_reported() {
+    let file = root()
+        .join("traces/check/broken.sass")
+        .display()
+        .to_string();
+    let (ok, out, err) = keplersim(&["check", &file]);
+    assert!(ok, "{err}");
+    let line = |k: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{k}:")))
+            .unwrap_or_else(|| panic!("no {k}:\n{out}"))
+            .to_string()
+    };
+    assert!(line("alu_hazard").contains("hazards 1;"), "{out}");
+    assert!(
+        out.contains("hazard: reads R2 1 cycle after the ALU instruction at 0x0018"),
+        "{out}"
+    );
+    assert!(line("ldg_hazard").contains("hazards 1;"), "{out}");
+    assert!(
+        out.contains("reads R4 loaded by the LDG at 0x0018 with no TEXDEPBAR"),
+        "{out}"
+    );
+    assert!(
+        line("conflicts").contains("bank conflicts 1 2-way, 1 3-way"),
+        "{out}"
+    );
+    assert!(
+        line("dual_rules").contains("dual-issue rule breaks 4;"),
+        "{out}"
+    );
+    for why in [
+        "the second depends on the first",
+        "a global-memory access never dual-issues",
+        "a branch or barrier cannot be second",
+        "not at an aligned half of the group",
+    ] {
+        assert!(out.contains(why), "no `{why}`:\n{out}");
+    }
+    assert!(
+        line("unaligned_loop").contains("unaligned loops 1"),
+        "{out}"
+    );
+    assert!(
+        line("clean").contains("bank conflicts 0 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0"),
+        "{out}"
+    );
+    let (ok, _, err) = keplersim(&["check", &file, "--strict"]);
+    assert!(!ok && err.contains("findings"), "{err}");
+}
+
+#[test]
+fn cuobjdump_reads_the_tuned_kernel_as_keplersim_does() {
+    let f = root().join("traces/sgemm/sgemm.cubin");
+    let (ok, out, err) = keplersim(&["disasm", &f.display().to_string()]);
+    assert!(ok, "{err}");
+    assert_eq!(out, cuobjdump(&f));
+}
