@@ -65,7 +65,7 @@ pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config
     let flops = r.flops.unwrap_or(0) as f64;
     let gflops = flops / (ms * 1e-3) / 1e9;
     let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
-    let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz as f64 / 1e3;
+    let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3;
     let conflicts: u64 = t.stats.conflicts.iter().sum();
     Ok(Row {
         kernel: kernel.to_string(),

@@ -236,6 +236,46 @@ fn main() -> ExitCode {
     }
 }
 
+/// Appends `file`'s lines to `text`, each `.include "NAME"` line replaced by
+/// the lines of NAME (relative to the including file), recording where each
+/// line came from.
+fn include(
+    file: &std::path::Path,
+    text: &mut String,
+    origin: &mut Vec<(PathBuf, usize)>,
+    stack: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let bytes = read_file(file)?;
+    let src = String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
+    let canon = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    if stack.contains(&canon) {
+        anyhow::bail!("{}: included from itself", file.display());
+    }
+    stack.push(canon);
+    for (i, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("").trim();
+        if let Some(rest) = code.strip_prefix(".include") {
+            let name = rest.trim().trim_matches('"');
+            if name.is_empty() || !rest.trim().starts_with('"') {
+                anyhow::bail!("{}:{}: `.include \"FILE\"`", file.display(), i + 1);
+            }
+            let inc = file
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join(name);
+            include(&inc, text, origin, stack)
+                .with_context(|| format!("included at {}:{}", file.display(), i + 1))?;
+            continue;
+        }
+        text.push_str(line);
+        text.push('\n');
+        origin.push((file.to_path_buf(), i + 1));
+    }
+    stack.pop();
+    Ok(())
+}
+
 /// Reads a file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
@@ -263,11 +303,16 @@ fn asm(file: &std::path::Path, output: &std::path::Path) -> Result<()> {
 
 /// Assembles a SASS file into cubin bytes.
 pub fn assemble(file: &std::path::Path) -> Result<Vec<u8>> {
-    let bytes = read_file(file)?;
-    let src = String::from_utf8(bytes)
-        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
-    let kernels = sim_isa::asm::assemble_source(&src)
-        .map_err(|e| anyhow::anyhow!("{}:{}: {}", file.display(), e.line, e.message))?;
+    let mut text = String::new();
+    let mut origin: Vec<(PathBuf, usize)> = Vec::new();
+    include(file, &mut text, &mut origin, &mut Vec::new())?;
+    let kernels = sim_isa::asm::assemble_source(&text).map_err(|e| {
+        let (f, l) = origin
+            .get(e.line.wrapping_sub(1))
+            .cloned()
+            .unwrap_or((file.to_path_buf(), e.line));
+        anyhow::anyhow!("{}:{l}: {}", f.display(), e.message)
+    })?;
     if kernels.is_empty() {
         anyhow::bail!(
             "{}: no kernel (start one with `.kernel NAME`)",

@@ -246,7 +246,7 @@ fn report(
         // FP32 lanes per SM: a 32-lane group per scheduler and one shared by
         // each pair of schedulers (6 x 32 on the K20m).
         let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
-        let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz as f64 / 1e3;
+        let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3;
         let gflops = f as f64 / (ms * 1e-3) / 1e9;
         line(
             "gflops",

@@ -154,3 +154,81 @@ fn listings_with_directives_rebuild_the_whole_kernel() {
         }
     }
 }
+
+#[test]
+fn includes_and_register_ranges() {
+    // A kernel split over two files, with a range of registers, assembles to
+    // the same words as the same kernel written out.
+    let part = scratch("part.sass");
+    std::fs::write(
+        &part,
+        "// included\n.rep 4\n        [0x20] FADD acc[{i}], acc[{i}], 1;\n.endr\n",
+    )
+    .unwrap();
+    let main = scratch("main.sass");
+    std::fs::write(
+        &main,
+        ".kernel ranges\n.alias acc R8..R11\n.include \"part.sass\"   // the body\n        [0x20] EXIT;\n",
+    )
+    .unwrap();
+    let plain = scratch("plain.sass");
+    let mut text = String::from(".kernel ranges\n");
+    for r in 8..12 {
+        text += &format!("        [0x20] FADD R{r}, R{r}, 1;\n");
+    }
+    text += "        [0x20] EXIT;\n";
+    std::fs::write(&plain, text).unwrap();
+    let (a, b) = (scratch("main.cubin"), scratch("plain.cubin"));
+    for (src, out) in [(&main, &a), (&plain, &b)] {
+        let (ok, _, err) = keplersim(&[
+            "asm",
+            &src.display().to_string(),
+            "-o",
+            &out.display().to_string(),
+        ]);
+        assert!(ok, "{err}");
+    }
+    assert_eq!(code_of(&a), code_of(&b));
+
+    // Errors name the file and line where they are.
+    let bad = scratch("bad_part.sass");
+    std::fs::write(&bad, "        [0x20] FADD acc[4], acc[0], 1;\n").unwrap();
+    let top = scratch("bad_main.sass");
+    std::fs::write(
+        &top,
+        ".kernel k\n.alias acc R8..R11\n.include \"bad_part.sass\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = keplersim(&[
+        "asm",
+        &top.display().to_string(),
+        "-o",
+        &a.display().to_string(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("bad_part.sass:1:") && err.contains("`acc[4]`: past the range R8..R11"),
+        "{err}"
+    );
+    let missing = scratch("missing.sass");
+    std::fs::write(&missing, ".kernel k\n.include \"nowhere.sass\"\n").unwrap();
+    let (ok, _, err) = keplersim(&[
+        "asm",
+        &missing.display().to_string(),
+        "-o",
+        &a.display().to_string(),
+    ]);
+    assert!(
+        !ok && err.contains("nowhere.sass") && err.contains("missing.sass:2"),
+        "{err}"
+    );
+    let cycle = scratch("cycle.sass");
+    std::fs::write(&cycle, ".include \"cycle.sass\"\n").unwrap();
+    let (ok, _, err) = keplersim(&[
+        "asm",
+        &cycle.display().to_string(),
+        "-o",
+        &a.display().to_string(),
+    ]);
+    assert!(!ok && err.contains("included from itself"), "{err}");
+}

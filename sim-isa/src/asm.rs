@@ -59,6 +59,8 @@ struct KernelSrc {
     items: Vec<Item>,
     labels: HashMap<String, usize>,
     aliases: HashMap<String, String>,
+    /// Register ranges: `.alias acc R16..R31` makes `acc[i]` R(16 + i).
+    ranges: HashMap<String, (u32, u32)>,
     registers: Option<u32>,
     params: Vec<ParamSpec>,
     shared: u64,
@@ -89,6 +91,7 @@ impl KernelSrc {
             items: Vec::new(),
             labels: HashMap::new(),
             aliases: HashMap::new(),
+            ranges: HashMap::new(),
             registers: None,
             params: Vec::new(),
             shared: 0,
@@ -438,15 +441,33 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         ".alias" => {
             nargs(2, 2)?;
             let (a, r) = (args[0], args[1]);
-            let is_reg = encode_reg_like(r);
-            if !is_reg {
-                return err(line, format!("`.alias {a} {r}`: `{r}` is not a register"));
-            }
             if !a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 || !a.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 || encode_reg_like(a)
             {
                 return err(line, format!("`.alias {a}`: not a usable name"));
+            }
+            if let Some((lo, hi)) = r.split_once("..") {
+                // A range of registers: `acc[i]`.
+                let n = |t: &str| {
+                    t.strip_prefix('R')
+                        .and_then(|d| d.parse::<u32>().ok())
+                        .filter(|&v| v < 255)
+                };
+                let (Some(lo), Some(hi)) = (n(lo), n(hi)) else {
+                    return err(
+                        line,
+                        format!("`.alias {a} {r}`: a range is `Rm..Rn`, below R255"),
+                    );
+                };
+                if hi < lo {
+                    return err(line, format!("`.alias {a} {r}`: the range is empty"));
+                }
+                k.ranges.insert(a.to_string(), (lo, hi));
+                return Ok(());
+            }
+            if !encode_reg_like(r) {
+                return err(line, format!("`.alias {a} {r}`: `{r}` is not a register"));
             }
             k.aliases.insert(a.to_string(), r.to_string());
         }
@@ -463,8 +484,9 @@ fn encode_reg_like(s: &str) -> bool {
             && s[1..].chars().all(|c| c.is_ascii_digit()))
 }
 
-/// Replaces aliases and labels in an instruction's operands (and guard).
-fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> String {
+/// Replaces aliases, register ranges and labels in an instruction's operands
+/// (and guard).
+fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Result<String, String> {
     let mut out = String::with_capacity(text.len() + 8);
     let bytes = text.as_bytes();
     let mnemonic_start = if text.starts_with('@') {
@@ -494,6 +516,24 @@ fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Stri
                 }
             }
             let tok = &text[i..j];
+            if let (Some(&(lo, hi)), Some(rest)) = (k.ranges.get(tok), text[j..].strip_prefix('['))
+            {
+                let close = rest
+                    .find(']')
+                    .ok_or_else(|| format!("`{tok}[`: no closing `]`"))?;
+                let idx: u32 = rest[..close].trim().parse().map_err(|_| {
+                    format!("`{tok}[{}]`: the index is not a number", &rest[..close])
+                })?;
+                if lo + idx > hi {
+                    return Err(format!(
+                        "`{tok}[{idx}]`: past the range R{lo}..R{hi} ({} registers)",
+                        hi - lo + 1
+                    ));
+                }
+                out.push_str(&format!("R{}", lo + idx));
+                i = j + 1 + close + 1;
+                continue;
+            }
             if let Some(r) = k.aliases.get(tok) {
                 out.push_str(r);
             } else if let Some(&slot) = k.labels.get(tok) {
@@ -507,7 +547,7 @@ fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Stri
         out.push(c);
         i += 1;
     }
-    out
+    Ok(out)
 }
 
 /// Byte address of instruction `slot` (a control word before every seven).
@@ -602,7 +642,10 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 }
                 let addr = addr_of(slot);
                 debug_assert_eq!(addr, 8 * code.len() as u64);
-                let t = substitute(text, &k, &addr_of);
+                let t = substitute(text, &k, &addr_of).map_err(|message| AsmError {
+                    line: *line,
+                    message,
+                })?;
                 let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
                     line: *line,
                     message: e.to_string(),
