@@ -104,12 +104,34 @@ fn every_kernel_computes_c_bit_for_bit_timed() {
 }
 
 #[test]
+fn leading_dimensions_larger_than_the_matrices() {
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &path("sgemm.cubin"),
+        "--set",
+        "m=384",
+        "--set",
+        "n=192",
+        "--set",
+        "k=40",
+        "--set",
+        "pad=8",
+    ]);
+    assert!(ok, "{err}\n{out}");
+    assert!(
+        out.contains("check       c: PASS (75264 elements bit-exact)"),
+        "{out}"
+    );
+}
+
+#[test]
 fn sizes_the_kernel_cannot_handle_are_refused_before_launch() {
     for (set, needle) in [
         ("m=200", "m must be a multiple of the 192-row tile"),
         ("n=96", "n must be a multiple of the 192-column tile"),
         ("k=6", "k must be a multiple of 4"),
         ("k=0", "m, n and k must be positive"),
+        ("pad=2", "pad must be a multiple of 4"),
     ] {
         let (ok, out, err) = keplersim(&["run", &path("sgemm.cubin"), "--set", set]);
         assert!(!ok, "{set} ran:\n{out}");
