@@ -62,7 +62,8 @@ pub struct LearnedForm {
     pub groups: Vec<LearnedGroup>,
     pub ignored: u64,
     /// The bits outside the mask as ptxas writes them: the per-bit majority over
-    /// the seeds of this form (zero where none).
+    /// the seeds of this form, the sweep's only where no other seed falls in it
+    /// (zero where none).
     pub fill: u64,
     /// How many of the seeds (most are ptxas's words) this form holds.
     pub seen: u32,
@@ -744,9 +745,13 @@ pub fn crack(
 }
 
 /// Sets each form's `fill` to the per-bit majority of the non-mask bits of the
-/// seeds it holds (most are ptxas's words), so the encoder writes the bits
-/// nvdisasm ignores, and picks among decorations that print alike, as ptxas does.
+/// seeds it holds, so the encoder writes the bits nvdisasm ignores, and picks
+/// among decorations that print alike, as ptxas does. The sweep's words
+/// ([`super::sweep_seeds`]) are random in those bits: they vote only in forms
+/// that hold no other seed (else two of them outvote ptxas's `CCTL.IVALL [RZ]`,
+/// whose ignored bits 23 and 24 are clear).
 fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
+    let sweep: HashSet<u64> = super::sweep_seeds().into_iter().collect();
     let mut by_key: HashMap<(u64, u64), usize> = HashMap::new();
     // Only the forms the table will hold: the decoder never sees the others.
     for (i, f) in forms.iter().enumerate() {
@@ -761,20 +766,22 @@ fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
         .collect();
     masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
     masks.dedup();
-    let mut counts = vec![(0u32, [0u32; 64]); forms.len()];
+    // Per form: the counts of ptxas's seeds and of the sweep's.
+    let mut counts = vec![[(0u32, [0u32; 64]); 2]; forms.len()];
     for &s in seeds {
         // The form the decoder would pick: most specific mask first.
         let Some(i) = masks.iter().find_map(|&m| by_key.get(&(m, s & m)).copied()) else {
             continue;
         };
-        let c = &mut counts[i];
+        let c = &mut counts[i][sweep.contains(&s) as usize];
         c.0 += 1;
         for (b, n) in c.1.iter_mut().enumerate() {
             *n += (s >> b & 1) as u32;
         }
     }
-    for (f, (n, ones)) in forms.iter_mut().zip(counts) {
-        f.seen = n;
+    for (f, [ptxas, swept]) in forms.iter_mut().zip(counts) {
+        f.seen = ptxas.0 + swept.0;
+        let (n, ones) = if ptxas.0 > 0 { ptxas } else { swept };
         f.fill = (0..64)
             .filter(|&b| 2 * ones[b] > n && f.mask >> b & 1 == 0)
             .fold(0u64, |acc, b| acc | 1 << b);
