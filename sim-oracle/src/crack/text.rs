@@ -183,13 +183,16 @@ pub fn optional_operand(x: &str, y: &str) -> bool {
 /// Whether `y` is `x` with the registers of several operands renumbered by one
 /// and the same amount: a register printed with its successor, one field (the
 /// compare and swap values of `ATOM.CAS R9, [R6], R8, R9`, `R8, R9` to `R9,
-/// R10`).
+/// R10`). The renumbered registers of `x` ascend in the text (the successor
+/// follows): a destination and a source both renumbered (`R9, [R6], R8` to
+/// `R10, [R6], R9`) are two fields.
 pub fn linked_registers(x: &[&str], y: &[&str]) -> bool {
     if x.len() != y.len() {
         return false;
     }
     let reg = |t: &str| t.strip_prefix('R').and_then(|n| n.parse::<i64>().ok());
     let mut delta = None;
+    let mut last = None;
     let mut changed = 0;
     for (a, b) in x.iter().zip(y) {
         if a == b {
@@ -198,9 +201,10 @@ pub fn linked_registers(x: &[&str], y: &[&str]) -> bool {
         let (Some(ra), Some(rb)) = (reg(a), reg(b)) else {
             return false;
         };
-        if *delta.get_or_insert(rb - ra) != rb - ra {
+        if *delta.get_or_insert(rb - ra) != rb - ra || last.is_some_and(|l| ra <= l) {
             return false;
         }
+        last = Some(ra);
         changed += 1;
     }
     changed > 1
