@@ -356,6 +356,7 @@ pub fn crack(
         .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default()))
         .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
     for round in 0..8 {
         l.fetch(
             pending
@@ -389,11 +390,12 @@ pub fn crack(
             new_keys.len(),
             works.len()
         ));
-        if round == 0 {
+        if round < 7 {
             // Single flips of the seeds that make another instruction (FFMA32I
             // from FFMA, BRX from BRA) seed forms of their own: one per text
-            // signature and fixed-bit value of the seed they came from.
-            let mut seen: HashSet<(String, u64)> = HashSet::new();
+            // signature and fixed-bit value of the seed they came from. So do
+            // those of forms found later: a condition code that is an opcode
+            // field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
             let mut extra: Vec<u64> = Vec::new();
             for key in &new_keys {
                 let w = &works[key];
