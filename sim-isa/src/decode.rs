@@ -324,6 +324,30 @@ pub(crate) mod tests {
         }
     }
 
+    /// Recorded from nvdisasm 11.8 (`-raw`, the fuzz test's mutated words):
+    /// forms several flips away from any seed, each flip another instruction
+    /// (the condition code of `NOP` and `BRK` is an opcode field, bindless
+    /// textures with index 0xff).
+    const RECORDED_FAR: [(u64, &str); 8] = [
+        (0x85800000011c181e, "NOP CC.GE, 0x2;"),
+        (0x1a000000201c0030, "BRK CC.GTU;"),
+        (0x193f00002b1c3878, "RET CC.RLE;"),
+        (0x780a013e7f9c1022, "TLD.B.LZ.P R8, R4, 0x0, 3D, 0xf;"),
+        (0x7e8bfc017f9c244a, "TMML.B.LOD.T R18, R9, 0x0, 1D, 0x0;"),
+        (0x7dc00180211c0036, "TLD4.R.B R13, R0, R66, 0x0, CUBE, 0x0;"),
+        (0x7fc25409409c0872, "FSWZ.2301.RM R28, R2, R129, PPNPPPPN;"),
+        (0x7f220000481ffc1a, "AST a[0x90], R6, R128;"),
+    ];
+
+    #[test]
+    fn forms_far_from_the_seeds_print_and_encode() {
+        for (w, text) in RECORDED_FAR {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+    }
+
     #[test]
     fn a_field_printed_twice_is_a_field_each_time() {
         use render::Value;

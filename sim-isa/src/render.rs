@@ -58,6 +58,14 @@ pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
         Fmt::Hex { shl } => Value::Int((value << shl) as i64),
         Fmt::OptHex { .. } => Value::Int(value as i64),
         Fmt::SHex { shl } => Value::Int(sext(value, width) << shl),
+        Fmt::SignHex => {
+            let mag = (value & mask_of(width.saturating_sub(1))) as i64;
+            Value::Int(if value >> width.saturating_sub(1) & 1 == 1 {
+                -mag
+            } else {
+                mag
+            })
+        }
         Fmt::PcRel => Value::Target(
             (addr as i64)
                 .wrapping_add(8)
@@ -79,6 +87,16 @@ pub fn value_of(fmt: Fmt, value: u64, width: u32, addr: u64) -> Value {
                 ((off << shl) & mask_of(ow + shl as u32)) as i64
             } else {
                 sext(off, ow) << shl
+            };
+            Value::Addr { reg, offset }
+        }
+        Fmt::Attr { abs_bits } => {
+            let reg = (value & 0xff) as u8;
+            let off = sext(value >> 8, width.saturating_sub(8));
+            let offset = if reg == 255 {
+                (off as u64 & mask_of(abs_bits as u32)) as i64
+            } else {
+                off
             };
             Value::Addr { reg, offset }
         }
@@ -127,6 +145,12 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
                 let sep = if comma { ", " } else { " " };
                 let _ = write!(out, "{sep}{value:#x}");
             }
+            true
+        }
+        Fmt::SignHex => {
+            let mag = value & mask_of(width.saturating_sub(1));
+            let neg = value >> width.saturating_sub(1) & 1 == 1 && mag != 0;
+            let _ = write!(out, "{}{mag:#x}", if neg { "-" } else { "" });
             true
         }
         Fmt::SHex { shl } => {
@@ -203,6 +227,21 @@ pub fn render(out: &mut String, fmt: Fmt, value: u64, width: u32, addr: u64) -> 
                 }
             } else {
                 render_reg_off(out, reg, sext(off, ow) << shl);
+            }
+            true
+        }
+        Fmt::Attr { abs_bits } => {
+            let reg = value & 0xff;
+            let off = sext(value >> 8, width.saturating_sub(8));
+            if reg == 255 {
+                let abs = off as u64 & mask_of(abs_bits as u32);
+                if abs == 0 {
+                    out.push_str("RZ");
+                } else {
+                    let _ = write!(out, "{abs:#x}");
+                }
+            } else {
+                render_reg_off(out, reg, off);
             }
             true
         }
@@ -294,6 +333,19 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
                 parse(Fmt::Hex { shl: 0 }, t, width, 0).filter(|v| *v != 0)
             }
         },
+        Fmt::SignHex => {
+            let (neg, t) = match text.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, text),
+            };
+            let bits = width.saturating_sub(1);
+            let mag = parse(Fmt::Hex { shl: 0 }, t, bits, 0)?;
+            match (neg, mag) {
+                (true, 0) => None,
+                (true, _) => Some(1 << bits | mag),
+                (false, _) => Some(mag),
+            }
+        }
         Fmt::SHex { shl } => {
             let (neg, t) = match text.strip_prefix('-') {
                 Some(t) => (true, t),
@@ -364,6 +416,19 @@ pub fn parse(fmt: Fmt, text: &str, width: u32, addr: u64) -> Option<u64> {
                 return Some(255 | v << 8);
             }
             parse_reg_off(text, ow, shl)
+        }
+        Fmt::Attr { abs_bits } => {
+            let ow = width.saturating_sub(8);
+            if text == "RZ" {
+                return Some(255);
+            }
+            if text.starts_with("0x") {
+                // The low bits of the offset, as written: they print back alike.
+                let bits = (abs_bits as u32).min(ow);
+                let v = parse(Fmt::Hex { shl: 0 }, text, bits, 0).filter(|v| *v != 0)?;
+                return Some(255 | v << 8);
+            }
+            parse_reg_off(text, ow, 0)
         }
         Fmt::F32 { shift } => {
             let bits = float::parse_f32_text(text)? as u64;
@@ -467,6 +532,52 @@ mod tests {
             assert_eq!(r(Fmt::Addr { shl: 0 }, v, 40, 0), text);
             assert_eq!(parse(Fmt::Addr { shl: 0 }, text, 40, 0), Some(v), "{text}");
         }
+    }
+
+    #[test]
+    fn sign_and_magnitude() {
+        // Recorded from nvdisasm 11.8: VADD's 16-bit immediate with bit 59 as sign.
+        let f = Fmt::SignHex;
+        assert_eq!(r(f, 1 << 16 | 1, 17, 0), "-0x1");
+        assert_eq!(r(f, 1 << 16, 17, 0), "0x0");
+        assert_eq!(r(f, 0x109, 17, 0), "0x109");
+        assert_eq!(parse(f, "-0x8000", 17, 0), Some(1 << 16 | 0x8000));
+        assert_eq!(parse(f, "0x0", 17, 0), Some(0));
+        assert_eq!(parse(f, "-0x10000", 17, 0), None);
+        assert_eq!(value_of(f, 1 << 16 | 0x109, 17, 0), Value::Int(-0x109));
+    }
+
+    #[test]
+    fn attribute_addresses_wrap_in_the_attribute_space() {
+        // Recorded from nvdisasm 11.8: IPA's 11-bit offset, VILD's 8-bit one.
+        let ipa = Fmt::Attr { abs_bits: 10 };
+        for (reg, off, text) in [
+            (63u64, 0x404u64, "R63+-0x3fc"),
+            (63, 0x5, "R63+0x5"),
+            (63, 0, "R63"),
+            (255, 0x1, "0x1"),
+            (255, 0x404, "0x4"),
+            (255, 0x400, "RZ"),
+            (255, 0, "RZ"),
+        ] {
+            let v = reg | off << 8;
+            assert_eq!(r(ipa, v, 19, 0), text);
+            let back = parse(ipa, text, 19, 0).expect(text);
+            assert_eq!(r(ipa, back, 19, 0), text);
+        }
+        assert_eq!(parse(ipa, "0x4", 19, 0), Some(255 | 4 << 8));
+        let vild = Fmt::Attr { abs_bits: 8 };
+        assert_eq!(r(vild, 255 | 0xff << 8, 16, 0), "0xff");
+        assert_eq!(r(vild, 3 | 0xff << 8, 16, 0), "R3+-0x1");
+        let back = parse(vild, "0xff", 16, 0).expect("0xff");
+        assert_eq!(r(vild, back, 16, 0), "0xff");
+        assert_eq!(
+            value_of(ipa, 255 | 0x404 << 8, 19, 0),
+            Value::Addr {
+                reg: 255,
+                offset: 4
+            }
+        );
     }
 
     #[test]

@@ -85,6 +85,9 @@ pub enum Fmt {
     /// `NOP.TRIG CC.F, 0x2` and `NOP.TRIG CC.F`). The separator is `, ` after
     /// another operand (`comma`), else a blank.
     OptHex { comma: bool },
+    /// Sign and magnitude in hexadecimal: the top value bit negates the others
+    /// (`VADD R10, R15, -0x1, R0`); a negated zero prints `0x0`.
+    SignHex,
     /// Two's-complement signed hexadecimal of the field's width, shifted left by
     /// `shl`: `-0x10`.
     SHex { shl: u8 },
@@ -115,6 +118,12 @@ pub enum Fmt {
     /// `R2+-0x3`, `RZ`, and with base `RZ` the offset alone, unsigned:
     /// `0xfffffffc`.
     Addr { shl: u8 },
+    /// An attribute address (`a[R6+0x1]`, `v[0x7c]`): the low 8 value bits are
+    /// the base register, the rest a signed byte offset, printed as in
+    /// [`Fmt::Addr`]; but with base `RZ` the offset is an address in the
+    /// attribute space, modulo `1 << abs_bits`, unsigned (`IPA R8, a[0x4]` for
+    /// the 11-bit offset -0x3fc, `abs_bits` 10), and `RZ` when that is zero.
+    Attr { abs_bits: u8 },
 }
 
 impl Group {

@@ -13,7 +13,7 @@ use sim_isa::decode::disassemble;
 use sim_isa::encode::{assemble, base_mnemonic, canonical};
 
 /// Words whose nvdisasm text the table encodes back to the very word, at least.
-const FLOOR: usize = 23_522;
+const FLOOR: usize = 23_539;
 
 #[test]
 fn corpus_texts_encode_to_their_words() {

@@ -2,7 +2,8 @@
 //! `traces/cubin-fixtures/` (rebuilt by its `build.sh`): what each fixture parses to,
 //! one clear one-line error for each kind of damaged or foreign input, no panic on
 //! random damage, and writer round trips. The round trips are also checked with
-//! NVIDIA's cuobjdump and nvdisasm from `.oracle/bin` (missing tools fail the test).
+//! NVIDIA's cuobjdump and nvdisasm from `.oracle/bin` or `$KEPLERSIM_ORACLE/bin`
+//! (missing tools fail the test).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -562,9 +563,12 @@ fn assert_same_kernels(a: &Cubin, b: &Cubin) {
 }
 
 fn oracle(tool: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../.oracle/bin")
-        .join(tool);
+    // `$KEPLERSIM_ORACLE` as `sim_oracle::tools` reads it, else `.oracle`.
+    let root = match std::env::var_os("KEPLERSIM_ORACLE") {
+        Some(r) => PathBuf::from(r),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.oracle"),
+    };
+    let p = root.join("bin").join(tool);
     // The oracle checks always run: the test command fetches the tools first.
     assert!(
         p.is_file(),

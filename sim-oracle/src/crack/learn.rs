@@ -9,8 +9,8 @@ use sim_isa::render;
 use sim_isa::table::{gather, scatter, Fmt};
 
 use super::text::{
-    diff_span, is_numeric, mnemonic, operands, optional_operand, repeated_change, same_form,
-    signature, tokens,
+    diff_span, is_numeric, linked_registers, mnemonic, operands, optional_operand, repeated_change,
+    same_form, signature, tokens,
 };
 use super::MAX_ENUM_BITS;
 
@@ -62,7 +62,8 @@ pub struct LearnedForm {
     pub groups: Vec<LearnedGroup>,
     pub ignored: u64,
     /// The bits outside the mask as ptxas writes them: the per-bit majority over
-    /// the seeds of this form (zero where none).
+    /// the seeds of this form, the sweep's only where no other seed falls in it
+    /// (zero where none).
     pub fill: u64,
     /// How many of the seeds (most are ptxas's words) this form holds.
     pub seen: u32,
@@ -164,6 +165,52 @@ impl<'a> Learner<'a> {
         }
     }
 
+    /// Loads the answers saved by [`Learner::save`] from `KEPLERSIM_CRACK_CACHE`,
+    /// if set: a development aid, so that a changed crack asks nvdisasm only
+    /// about words it has not seen. The table test runs without it.
+    fn load(&mut self) {
+        let Some(path) = std::env::var_os("KEPLERSIM_CRACK_CACHE") else {
+            return;
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return;
+        };
+        for line in text.lines() {
+            let mut it = line.splitn(4, '\t');
+            let (Some(w), Some(addr), Some(kind), Some(t)) =
+                (it.next(), it.next(), it.next(), it.next())
+            else {
+                continue;
+            };
+            let (Ok(w), Ok(addr)) = (u64::from_str_radix(w, 16), u64::from_str_radix(addr, 16))
+            else {
+                continue;
+            };
+            let text = match kind {
+                "T" => Ok(t.to_string()),
+                _ => Err(t.to_string()),
+            };
+            self.cache.insert(w, Probe { text, addr });
+        }
+    }
+
+    /// Saves every answer to `KEPLERSIM_CRACK_CACHE`, if set.
+    fn save(&self) {
+        let Some(path) = std::env::var_os("KEPLERSIM_CRACK_CACHE") else {
+            return;
+        };
+        let mut out = String::with_capacity(self.cache.len() * 64);
+        for (w, p) in &self.cache {
+            let (kind, t) = match &p.text {
+                Ok(t) => ("T", t.as_str()),
+                Err(e) => ("E", e.as_str()),
+            };
+            let t = t.replace(['\t', '\n'], " ");
+            out.push_str(&format!("{w:x}\t{:x}\t{kind}\t{t}\n", p.addr));
+        }
+        let _ = std::fs::write(path, out);
+    }
+
     fn raw(&self, w: u64) -> &Probe {
         &self.cache[&w]
     }
@@ -238,7 +285,7 @@ fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
 fn crosses_operands(x: &str, y: &str) -> bool {
     let (xt, yt) = (tokens(x), tokens(y));
     // One field printed in two operands is still one field.
-    if repeated_change(&xt, &yt).is_some() {
+    if repeated_change(&xt, &yt).is_some() || linked_registers(&xt, &yt) {
         return false;
     }
     let (a, b, b2) = diff_span(&xt, &yt);
@@ -276,6 +323,7 @@ pub fn crack(
         probes: 0,
         pcrel_ops: HashMap::new(),
     };
+    l.load();
     let mut seeds: Vec<u64> = seeds.to_vec();
     seeds.sort_unstable();
     seeds.dedup();
@@ -308,6 +356,7 @@ pub fn crack(
         .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default()))
         .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut seen: HashSet<(String, u64)> = HashSet::new();
     for round in 0..8 {
         l.fetch(
             pending
@@ -341,11 +390,12 @@ pub fn crack(
             new_keys.len(),
             works.len()
         ));
-        if round == 0 {
+        if round < 7 {
             // Single flips of the seeds that make another instruction (FFMA32I
             // from FFMA, BRX from BRA) seed forms of their own: one per text
-            // signature and fixed-bit value of the seed they came from.
-            let mut seen: HashSet<(String, u64)> = HashSet::new();
+            // signature and fixed-bit value of the seed they came from. So do
+            // those of forms found later: a condition code that is an opcode
+            // field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
             let mut extra: Vec<u64> = Vec::new();
             for key in &new_keys {
                 let w = &works[key];
@@ -509,6 +559,13 @@ pub fn crack(
                 continue;
             };
             let bits = &g.deco_bits;
+            if debug_seed() == Some(f.seed) {
+                eprintln!(
+                    "unexplained group {bits:?}: full {:?}, modifiers {}",
+                    plans[i].full,
+                    modifier_bits(&l, &works[&keys[i]], &plans[i], bits)
+                );
+            }
             if bits.len() > MAX_ENUM_BITS
                 && bits.len() <= MAX_FULL_BITS
                 && !plans[i].full.contains(bits)
@@ -530,8 +587,29 @@ pub fn crack(
         }
 
         // Pass 5: validation with random words of each form; each disagreement
-        // merges the groups whose holes touch the text that differs.
+        // merges the groups whose holes touch the text that differs. A bit the
+        // plan holds ignored but whose flip changes a disagreeing word's text
+        // (SUSTGA's width bit, silent where the base word prints no width)
+        // joins the group whose hole the difference is in.
+        let live_probes: Vec<u64> = checks
+            .iter()
+            .filter(|&&(i, word)| {
+                let want = l.canon(
+                    word,
+                    &l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default(),
+                );
+                want.is_ok() && print_learned(&forms[i], word) != want.ok()
+            })
+            .flat_map(|&(i, word)| {
+                let ignored = plans[i].ignored;
+                (0..64)
+                    .filter(move |b| ignored >> b & 1 == 1)
+                    .map(move |b| word ^ (1u64 << b))
+            })
+            .collect();
+        l.fetch(live_probes)?;
         let mut merges: Vec<Vec<Vec<usize>>> = vec![Vec::new(); forms.len()];
+        let mut live: Vec<Vec<(u8, usize)>> = vec![Vec::new(); forms.len()];
         for &(i, word) in &checks {
             let f = &mut forms[i];
             let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
@@ -580,6 +658,13 @@ pub fn crack(
                 if involved.len() > 1 && involved.len() <= 3 && tight {
                     merges[i].push(involved.iter().map(|h| h.0).collect());
                 }
+                if let [h] = involved.as_slice() {
+                    for b in (0..64u8).filter(|b| plans[i].ignored >> b & 1 == 1) {
+                        if l.canon(word ^ (1u64 << b), &pcrel).ok().as_ref() != Some(&want) {
+                            live[i].push((b, h.0));
+                        }
+                    }
+                }
             }
         }
         // A regrouping that did worse than the round before is undone.
@@ -598,14 +683,35 @@ pub fn crack(
                     forms[i] = old.clone();
                     plans[i] = prev_plans[i].clone();
                     merges[i].clear();
+                    live[i].clear();
                 }
             }
         }
         let mut merged = 0;
-        for (plan, ms) in plans.iter_mut().zip(merges) {
-            if ms.is_empty() || plan.problem.is_some() {
+        for ((plan, ms), ls) in plans.iter_mut().zip(merges.iter_mut()).zip(live) {
+            if plan.problem.is_some() {
                 continue;
             }
+            let mut grew = false;
+            for (b, gi) in ls {
+                if plan.ignored >> b & 1 == 0 {
+                    continue;
+                }
+                let Some(g) = plan.groups.get_mut(gi) else {
+                    continue;
+                };
+                g.0.push(b);
+                g.0.sort_unstable();
+                plan.ignored &= !(1u64 << b);
+                grew = true;
+            }
+            if grew && ms.is_empty() {
+                merged += 1;
+            }
+            if ms.is_empty() {
+                continue;
+            }
+            let ms = std::mem::take(ms);
             merged += 1;
             // Indices refer to the groups before any merge: take their bits first.
             let bit_sets: Vec<Vec<u8>> = ms
@@ -631,6 +737,7 @@ pub fn crack(
         }
     }
     fill_from_seeds(&mut forms, &seeds);
+    l.save();
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
     Ok(CrackReport {
         forms,
@@ -640,9 +747,13 @@ pub fn crack(
 }
 
 /// Sets each form's `fill` to the per-bit majority of the non-mask bits of the
-/// seeds it holds (most are ptxas's words), so the encoder writes the bits
-/// nvdisasm ignores, and picks among decorations that print alike, as ptxas does.
+/// seeds it holds, so the encoder writes the bits nvdisasm ignores, and picks
+/// among decorations that print alike, as ptxas does. The sweep's words
+/// ([`super::sweep_seeds`]) are random in those bits: they vote only in forms
+/// that hold no other seed (else two of them outvote ptxas's `CCTL.IVALL [RZ]`,
+/// whose ignored bits 23 and 24 are clear).
 fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
+    let sweep: HashSet<u64> = super::sweep_seeds().into_iter().collect();
     let mut by_key: HashMap<(u64, u64), usize> = HashMap::new();
     // Only the forms the table will hold: the decoder never sees the others.
     for (i, f) in forms.iter().enumerate() {
@@ -657,20 +768,22 @@ fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
         .collect();
     masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
     masks.dedup();
-    let mut counts = vec![(0u32, [0u32; 64]); forms.len()];
+    // Per form: the counts of ptxas's seeds and of the sweep's.
+    let mut counts = vec![[(0u32, [0u32; 64]); 2]; forms.len()];
     for &s in seeds {
         // The form the decoder would pick: most specific mask first.
         let Some(i) = masks.iter().find_map(|&m| by_key.get(&(m, s & m)).copied()) else {
             continue;
         };
-        let c = &mut counts[i];
+        let c = &mut counts[i][sweep.contains(&s) as usize];
         c.0 += 1;
         for (b, n) in c.1.iter_mut().enumerate() {
             *n += (s >> b & 1) as u32;
         }
     }
-    for (f, (n, ones)) in forms.iter_mut().zip(counts) {
-        f.seen = n;
+    for (f, [ptxas, swept]) in forms.iter_mut().zip(counts) {
+        f.seen = ptxas.0 + swept.0;
+        let (n, ones) = if ptxas.0 > 0 { ptxas } else { swept };
         f.fill = (0..64)
             .filter(|&b| 2 * ones[b] > n && f.mask >> b & 1 == 0)
             .fold(0u64, |acc, b| acc | 1 << b);
@@ -853,6 +966,32 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
                 let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
                 if ri != rj {
                     parent.insert(ri, rj);
+                }
+            }
+        }
+    }
+    // A bit that renumbers a register and its successor in two operands
+    // (ATOM.CAS's `R8, R9`) is one field with every bit that changes either
+    // operand in that variant, though in another variant (`R8, RZ`) they print
+    // apart.
+    for (m, toks) in spans.iter().zip(&variant_toks) {
+        let mut order: Vec<u8> = m.keys().copied().collect();
+        order.sort_unstable();
+        for &i in &order {
+            let si = &m[&i];
+            let linked = si
+                .iter()
+                .any(|&(a, b)| toks.get(a..b).is_some_and(|t| t.iter().any(|x| x == ",")));
+            if !linked {
+                continue;
+            }
+            for &j in &order {
+                let sj = &m[&j];
+                if j != i && si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    if ri != rj {
+                        parent.insert(ri, rj);
+                    }
                 }
             }
         }
@@ -1350,6 +1489,7 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             Fmt::Hex { shl: 2 },
             Fmt::SHex { shl: 0 },
             Fmt::SHex { shl: 2 },
+            Fmt::SignHex,
             Fmt::PcRel,
             Fmt::F32 {
                 shift: 32u8.saturating_sub(w),
@@ -1382,15 +1522,21 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
                 spaced: true,
             },
         ];
-        let mem: &[Fmt] = if is_mem {
-            &[
+        // Attribute addresses wrap at a width of their own with base RZ: every
+        // width below the offset's is a candidate, widest first.
+        let mem: Vec<Fmt> = if is_mem {
+            let ow = w.saturating_sub(8);
+            [
                 Fmt::Addr { shl: 0 },
                 Fmt::Addr { shl: 2 },
                 Fmt::CIndex,
                 Fmt::RegJump,
             ]
+            .into_iter()
+            .chain((1..ow).rev().map(|abs_bits| Fmt::Attr { abs_bits }))
+            .collect()
         } else {
-            &[]
+            Vec::new()
         };
         for f in fmts.into_iter().chain(cbank).chain(mem.iter().copied()) {
             if (f == Fmt::Reg && width != 8)
@@ -1493,7 +1639,8 @@ fn try_fmt(
 }
 
 /// True when flipping any one of `bits` from the plan's base word changes no
-/// number alone: no bit is a value bit (some may change nothing by themselves).
+/// number of an operand alone: no bit is a value bit (some may change nothing
+/// by themselves).
 fn modifier_bits(l: &Learner, w: &Work, plan: &Plan, bits: &[u8]) -> bool {
     let key = (w.mask, w.seed & w.mask);
     let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
@@ -1506,7 +1653,8 @@ fn modifier_bits(l: &Learner, w: &Work, plan: &Plan, bits: &[u8]) -> bool {
         l.cache
             .get(&word)
             .is_some_and(|_| match l.canon(word, &pcrel) {
-                Ok(t) => t == base || skeleton(&t) != zs,
+                // A number among the modifiers (`.64` to `.128`) is a modifier.
+                Ok(t) => t == base || skeleton(&t) != zs || mnemonic(&t).0 != mnemonic(&base).0,
                 Err(_) => true,
             })
     })

@@ -111,6 +111,13 @@ pub fn operand_kind(op: &str) -> String {
     if s.starts_with('[') {
         return "M".into();
     }
+    // Attribute and vertex addresses (`a[R6+0x1]`, `v[0x7c]`) are memory
+    // operands of their own space: with base RZ they print the offset alone.
+    if let Some((space, _)) = s.split_once('[') {
+        if space.len() == 1 && space.bytes().all(|c| c.is_ascii_lowercase()) {
+            return format!("{space}M");
+        }
+    }
     if s.starts_with("SR") {
         return "SR".into();
     }
@@ -171,6 +178,36 @@ pub fn optional_operand(x: &str, y: &str) -> bool {
         .strip_prefix("0x")
         .and_then(|h| u64::from_str_radix(h, 16).ok())
         .is_some_and(|v| v.is_power_of_two())
+}
+
+/// Whether `y` is `x` with the registers of several operands renumbered by one
+/// and the same amount: a register printed with its successor, one field (the
+/// compare and swap values of `ATOM.CAS R9, [R6], R8, R9`, `R8, R9` to `R9,
+/// R10`). The renumbered registers of `x` ascend in the text (the successor
+/// follows): a destination and a source both renumbered (`R9, [R6], R8` to
+/// `R10, [R6], R9`) are two fields.
+pub fn linked_registers(x: &[&str], y: &[&str]) -> bool {
+    if x.len() != y.len() {
+        return false;
+    }
+    let reg = |t: &str| t.strip_prefix('R').and_then(|n| n.parse::<i64>().ok());
+    let mut delta = None;
+    let mut last = None;
+    let mut changed = 0;
+    for (a, b) in x.iter().zip(y) {
+        if a == b {
+            continue;
+        }
+        let (Some(ra), Some(rb)) = (reg(a), reg(b)) else {
+            return false;
+        };
+        if *delta.get_or_insert(rb - ra) != rb - ra || last.is_some_and(|l| ra <= l) {
+            return false;
+        }
+        last = Some(ra);
+        changed += 1;
+    }
+    changed > 1
 }
 
 /// The token span `[a, b)` of `a_toks` that differs from `b_toks`, and the span
@@ -278,6 +315,18 @@ mod tests {
         assert_eq!(repeated_change(&x, &z), None);
         let w = tokens("IMAD32I R8.CC, R5, 0x161, -R8;");
         assert_eq!(repeated_change(&x, &w), None);
+    }
+
+    #[test]
+    fn a_register_and_its_successor_are_one_field() {
+        // Recorded from nvdisasm 11.8: bit 23 of 0x77880000041c1826.
+        let x = tokens("ATOM.E.CAS R9, [R6], R8, R9;");
+        let y = tokens("ATOM.E.CAS R9, [R6], R9, R10;");
+        assert!(linked_registers(&x, &y));
+        let z = tokens("ATOM.E.CAS R9, [R6], R8, RZ;");
+        assert!(!linked_registers(&x, &z));
+        let w = tokens("ATOM.E.CAS R10, [R6], R9, R9;");
+        assert!(!linked_registers(&x, &w));
     }
 
     #[test]
