@@ -736,6 +736,7 @@ pub fn crack(
             break;
         }
     }
+    complete_decorations(&mut l, &keys, &plans, &mut forms, &mut log)?;
     fill_from_seeds(&mut forms, &seeds);
     l.save();
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
@@ -744,6 +745,106 @@ pub fn crack(
         seeds: seeds.len(),
         probes: l.probes,
     })
+}
+
+/// Fills the decorations a sampled group never showed. A group wider than
+/// [`MAX_ENUM_BITS`] is learned from a sample of its values, so some values of
+/// its decoration bits may never have been seen (TEX's third register, whose
+/// bits 23, 25..30 are a decoration of the texture index: `TEX.P R12, R12, R235,
+/// 0x54, ARRAY_2D, 0xf`). Each is probed with the value part of the plan's base
+/// word and of a second word; the entry is taken only when both print it
+/// around the value as the group's format renders it, and stays invalid when
+/// nvdisasm rejects either.
+fn complete_decorations(
+    l: &mut Learner,
+    keys: &[(u64, u64)],
+    plans: &[Plan],
+    forms: &mut [LearnedForm],
+    log: &mut impl FnMut(&str),
+) -> Result<(), OracleError> {
+    // (form, group, decoration, probe words)
+    let mut todo: Vec<(usize, usize, usize, [u64; 2])> = Vec::new();
+    for (i, f) in forms.iter().enumerate() {
+        if f.problem.is_some() {
+            continue;
+        }
+        let plan = &plans[i];
+        for (gi, g) in f.groups.iter().enumerate() {
+            let Some((bits, _)) = plan.groups.get(gi) else {
+                continue;
+            };
+            if g.value_bits.is_empty() || !g.again.is_empty() || g.deco_bits.is_empty() {
+                continue;
+            }
+            let mut all: Vec<u8> = g.deco_bits.iter().chain(&g.value_bits).copied().collect();
+            all.sort_unstable();
+            if all != *bits || bits.len() <= MAX_ENUM_BITS || plan.full.contains(bits) {
+                continue;
+            }
+            let mut sampled = vec![false; g.table.len()];
+            for v in plan.values(bits) {
+                let d = gather(scatter(plan.base, bits, v), &g.deco_bits) as usize;
+                sampled[d] = true;
+            }
+            let other = plan.base ^ (g.value_bits.iter().fold(0u64, |a, &b| a | 1 << b) & 0x5555_5555_5555_5555);
+            for (d, seen) in sampled.iter().enumerate() {
+                if !seen {
+                    let w0 = scatter(plan.base, &g.deco_bits, d as u64);
+                    let w1 = scatter(other, &g.deco_bits, d as u64);
+                    todo.push((i, gi, d, [w0, w1]));
+                }
+            }
+        }
+    }
+    l.fetch(todo.iter().flat_map(|t| t.3))?;
+    let mut filled = 0usize;
+    for (i, gi, d, words) in todo {
+        let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
+        let mut entry: Option<(String, String)> = None;
+        let mut ok = true;
+        for w in words {
+            let Ok(t) = l.canon(w, &pcrel) else {
+                ok = false;
+                break;
+            };
+            let mut probe = forms[i].clone();
+            probe.groups[gi].table[d] = Some(("\u{1}".into(), "\u{2}".into()));
+            let Some(ours) = print_learned(&probe, w) else {
+                ok = false;
+                break;
+            };
+            let (Some(p1), Some(p2)) = (ours.find('\u{1}'), ours.find('\u{2}')) else {
+                ok = false;
+                break;
+            };
+            let (a, v, b) = (&ours[..p1], &ours[p1 + 1..p2], &ours[p2 + 1..]);
+            if v.is_empty()
+                || t.len() < a.len() + b.len()
+                || !t.starts_with(a)
+                || !t.ends_with(b)
+            {
+                ok = false;
+                break;
+            }
+            let m = &t[a.len()..t.len() - b.len()];
+            let Some(pos) = m.find(v) else {
+                ok = false;
+                break;
+            };
+            let e = (m[..pos].to_string(), m[pos + v.len()..].to_string());
+            if entry.as_ref().is_some_and(|x| *x != e) {
+                ok = false;
+                break;
+            }
+            entry = Some(e);
+        }
+        if ok {
+            forms[i].groups[gi].table[d] = entry;
+            filled += 1;
+        }
+    }
+    log(&format!("{filled} decorations never sampled filled in"));
+    Ok(())
 }
 
 /// Sets each form's `fill` to the per-bit majority of the non-mask bits of the
