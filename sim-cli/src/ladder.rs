@@ -42,17 +42,12 @@ pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config
     let launch_path = cubin_path.with_extension("launch.ron");
     let text = std::fs::read_to_string(&launch_path)
         .with_context(|| format!("{}", launch_path.display()))?;
-    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
     let sets: Vec<(String, i64)> = ["m", "n", "k"]
         .iter()
         .map(|v| (v.to_string(), size))
         .collect();
-    let read = |f: &str| -> Result<Vec<u8>, String> {
-        let p = dir.join(f);
-        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let r = launch::resolve(&spec, &sets, &read)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let (r, dir) = crate::run::resolve_launch(&launch_path, &text, &sets)?;
+    let read = crate::run::reader(&dir);
     let c = crate::run::load_cubin(&cubin_path, &[])?;
     let t0 = std::time::Instant::now();
     let out = launch::execute_as(&c, &r, launch::Mode::Timed, config, &read)
@@ -64,8 +59,7 @@ pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config
     let ms = t.millis(config);
     let flops = r.flops.unwrap_or(0) as f64;
     let gflops = flops / (ms * 1e-3) / 1e9;
-    let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
-    let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3;
+    let peak = crate::run::peak_gflops(config, t.sms);
     let conflicts: u64 = t.stats.conflicts.iter().sum();
     Ok(Row {
         kernel: kernel.to_string(),
@@ -149,7 +143,7 @@ pub fn run(
         println!("{line}");
     }
     println!(
-        "\nGFlop/s (percent of the {}-SM peak), m = n = k, simulated on {}; every C checked bit for bit.",
+        "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {}), m = n = k, simulated on {}; every C checked bit for bit.",
         config.chip.sms,
         config_path.display()
     );

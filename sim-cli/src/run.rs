@@ -70,18 +70,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             launch_path.display()
         )
     })?;
-    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
     let overrides = parse_sets(&args.set)?;
-    let dir = launch_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let read = |f: &str| -> Result<Vec<u8>, String> {
-        let p = dir.join(f);
-        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let r = launch::resolve(&spec, &overrides, &read)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
+    let (r, dir) = resolve_launch(&launch_path, &text, &overrides)?;
+    let read = reader(&dir);
     let cubin = load_cubin(&args.file, &args.define)?;
     let order = match args.order {
         Order::Natural => BlockOrder::Natural,
@@ -243,10 +234,7 @@ fn report(
         json!({ "cycles": t.cycles, "sms": t.sms, "milliseconds": ms, "clock_mhz": config.chip.clock_mhz }),
     );
     if let Some(f) = flops {
-        // FP32 lanes per SM: a 32-lane group per scheduler and one shared by
-        // each pair of schedulers (6 x 32 on the K20m).
-        let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
-        let peak = t.sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3;
+        let peak = peak_gflops(config, t.sms);
         let gflops = f as f64 / (ms * 1e-3) / 1e9;
         line(
             "gflops",
@@ -375,6 +363,36 @@ fn report(
             json!({ "alu": st.alu_hazards, "ldg": st.hazards }),
         );
     }
+}
+
+/// Parses launch file `path` (its `text`) and resolves it with `sets`;
+/// returns it and the folder the files it names are read from.
+pub fn resolve_launch(
+    path: &Path,
+    text: &str,
+    sets: &[(String, i64)],
+) -> Result<(launch::Resolved, PathBuf)> {
+    let spec = launch::parse(text).map_err(|e| anyhow!("{}:{e}", path.display()))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let r = launch::resolve(&spec, sets, &reader(&dir))
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok((r, dir))
+}
+
+/// Reads the files a launch file in `dir` names.
+pub fn reader(dir: &Path) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
+    move |f: &str| {
+        let p = dir.join(f);
+        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+    }
+}
+
+/// The FP32 peak of `sms` SMs of `config`, GFlop/s: a 32-lane group per
+/// scheduler and one shared by each pair of schedulers (6 x 32 lanes on the
+/// K20m), an FFMA being two operations.
+pub fn peak_gflops(config: &Config, sms: u32) -> f64 {
+    let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
+    sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3
 }
 
 /// Reads and validates a configuration file; none means the K20m.

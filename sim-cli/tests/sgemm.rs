@@ -278,3 +278,23 @@ fn cuobjdump_reads_the_tuned_kernel_as_keplersim_does() {
     assert!(ok, "{err}");
     assert_eq!(out, cuobjdump(&f));
 }
+
+#[test]
+fn ptxas_code_of_the_suite_has_no_hazard() {
+    // ptxas's control codes protect every result it reads (the timed suite
+    // sees no early read either): the checker must agree on every kernel.
+    let dir = root().join("traces/kernels");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("cubin") {
+            continue;
+        }
+        let out = summary(&p.display().to_string(), &[]);
+        for line in out.lines() {
+            assert!(line.contains("hazards 0;"), "{}: {line}", p.display());
+        }
+        n += 1;
+    }
+    assert!(n >= 20, "{n} cubins");
+}

@@ -14,7 +14,8 @@
 //!   against a rule of [`crate::timing::pipes::may_pair`];
 //! - hazards: a read of a fixed-latency (ALU) result sooner than its latency
 //!   after the write (the control codes are too short: hardware reads the old
-//!   value), and a read of an `LDG` result no `TEXDEPBAR` has waited for;
+//!   value; a writer whose byte has bit 4 set is scoreboarded instead), and a
+//!   read of an `LDG` result no `TEXDEPBAR` has waited for;
 //! - loops (backward branches) whose first instruction does not start a
 //!   7-instruction group, so they cannot keep the dual-issue alignment.
 //!
@@ -331,7 +332,10 @@ fn walk(
                 if r >= 255 {
                     continue;
                 }
-                st.alu[r] = (i.lat == Latency::Alu).then_some((u, st.now));
+                // Bit 4 of a fixed-latency instruction's byte puts its result
+                // on the scoreboard: readers wait, no hazard.
+                let scoreboarded = i.ctrl & 0x10 != 0;
+                st.alu[r] = (i.lat == Latency::Alu && !scoreboarded).then_some((u, st.now));
                 st.ldg[r] = (i.lat == Latency::Texture).then_some(u);
             }
             if i.lat == Latency::Texture && i.ndst > 0 {

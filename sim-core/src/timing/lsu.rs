@@ -53,15 +53,29 @@ fn general(
     let bb = bank_bytes.max(1) as u64;
     let chunks = (size as u64).div_ceil(bb).max(1);
     let tb = transaction_bytes.max(1) as u64;
-    // (bank, word) of every chunk of every active lane; at most 32 x 4.
+    // When the upper half-warp repeats the lower one (a common broadcast),
+    // the lower half's words are all the distinct ones.
+    let (lanes, mask) = if mask == u32::MAX && addrs[16..] == addrs[..16] {
+        (16, 0xffff)
+    } else {
+        (32, mask)
+    };
+    // (bank, word) of every chunk of every active lane; at most 32 x 4. A lane
+    // at its predecessor's address adds nothing (runs of a broadcast).
     let mut words = [0u64; 128];
     let mut n = 0;
-    for (l, &a) in addrs.iter().enumerate() {
+    let mut prev = u64::MAX;
+    for (l, &a) in addrs[..lanes].iter().enumerate() {
         if mask >> l & 1 == 0 {
             continue;
         }
+        let a = a & 0x00ff_ffff;
+        if a == prev {
+            continue;
+        }
+        prev = a;
         for k in 0..chunks {
-            let word = (a & 0x00ff_ffff) / bb + k;
+            let word = a / bb + k;
             if n < words.len() {
                 words[n] = word;
                 n += 1;
@@ -165,6 +179,52 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The count by definition: distinct bank words, the busiest bank's.
+    fn by_definition(addrs: &[u64; 32], mask: u32, size: u32, bb: u32, tb: u32) -> u32 {
+        let mut words = std::collections::BTreeSet::new();
+        for (l, &a) in addrs.iter().enumerate() {
+            if mask >> l & 1 == 1 {
+                for k in 0..(size as u64).div_ceil(bb as u64).max(1) {
+                    words.insert((a & 0x00ff_ffff) / bb as u64 + k);
+                }
+            }
+        }
+        let mut per = [0u32; 32];
+        for w in &words {
+            per[(w % 32) as usize] += 1;
+        }
+        let degree = per.into_iter().max().unwrap_or(0);
+        degree
+            .max((words.len() as u64 * bb as u64).div_ceil(tb as u64) as u32)
+            .max(1)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_count_is_the_definition(
+            pool in proptest::collection::vec(0u64..4096, 1..8),
+            picks in proptest::collection::vec(0usize..8, 32),
+            halves in proptest::bool::ANY,
+            mask in proptest::prop_oneof![proptest::strategy::Just(u32::MAX), 0u32..=u32::MAX],
+            size in proptest::sample::select(vec![4u32, 8, 16]),
+            bb in proptest::sample::select(vec![4u32, 8]),
+        ) {
+            let mut a: [u64; 32] = std::array::from_fn(|l| pool[picks[l] % pool.len()] * size as u64);
+            if halves {
+                for l in 16..32 {
+                    a[l] = a[l - 16];
+                }
+            }
+            if mask == 0 {
+                return Ok(());
+            }
+            proptest::prop_assert_eq!(
+                shared_transactions(&a, mask, size, bb, 256),
+                by_definition(&a, mask, size, bb, 256)
+            );
         }
     }
 
