@@ -62,6 +62,9 @@ pub struct Env<'a> {
     pub sms: u32,
     /// One lock bit per shared-memory word (`LDSLK`/`STSCUL`).
     pub locks: &'a mut [u32],
+    /// The lane addresses of the `LD`/`ST` about to run, when the caller has
+    /// already worked them out (the timing model does, for coalescing).
+    pub pre: Option<&'a [u64; 32]>,
 }
 
 impl Env<'_> {
@@ -108,8 +111,18 @@ pub fn next_slot(pc: u32) -> u32 {
 
 type R = [u32; 32];
 
-#[inline]
+#[inline(always)]
 fn read(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecError> {
+    match o.src {
+        Src::Reg(r) => Ok(w.reg(r)),
+        Src::Imm(v) => Ok([v; 32]),
+        _ => read_other(w, o, env),
+    }
+}
+
+/// [`read`] of the operands that are neither registers nor immediates.
+#[inline(never)]
+fn read_other(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecError> {
     Ok(match o.src {
         Src::None => [0; 32],
         Src::Reg(r) => w.reg(r),
@@ -197,7 +210,17 @@ fn fneg_abs32(x: u32, o: &Operand) -> f32 {
 fn fsrc(x: &R, o: &Operand) -> [f32; 32] {
     let and = if o.abs { 0x7fff_ffff } else { u32::MAX };
     let xor = if o.neg { 0x8000_0000 } else { 0 };
-    std::array::from_fn(|l| f32::from_bits((x[l] & and) ^ xor))
+    let mut out = [0f32; 32];
+    for l in 0..32 {
+        out[l] = f32::from_bits((x[l] & and) ^ xor);
+    }
+    out
+}
+
+/// A register source with no negation or absolute value.
+#[inline(always)]
+fn plain_reg(o: &Operand) -> bool {
+    matches!(o.src, Src::Reg(_)) && !o.neg && !o.abs
 }
 
 #[inline]
@@ -283,6 +306,16 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             w.set_reg(op.d0, &a, m);
         }
+        Kind::IAdd { x, sat } if !x && !sat && !op.cc && !s[0].neg && !s[1].neg => {
+            // The plain add: no carry in or out, no saturation.
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let mut d = [0u32; 32];
+            for l in 0..32 {
+                d[l] = a[l].wrapping_add(b[l]);
+            }
+            w.set_reg(op.d0, &d, m);
+        }
         Kind::IAdd { x, sat } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
@@ -337,6 +370,24 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let (z, sg) = zs(&d, m);
                 set_cc(w, m, c, z, sg, 0);
             }
+        }
+        Kind::IMad {
+            hi: false,
+            x: false,
+            sat: false,
+            mad,
+            ..
+        } if !op.cc && !s[0].neg && !s[1].neg && !s[2].neg => {
+            // The low word of a product (plus an addend): signedness does not
+            // change it.
+            let a = read(w, &s[0], env)?;
+            let b = read(w, &s[1], env)?;
+            let c = if mad { read(w, &s[2], env)? } else { [0; 32] };
+            let mut d = [0u32; 32];
+            for l in 0..32 {
+                d[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
+            }
+            w.set_reg(op.d0, &d, m);
         }
         Kind::IMad {
             sa,
@@ -675,6 +726,19 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     d[l] = fp::fmul(a[l], b[l], rnd, ftz, sat);
                 }
             }
+            w.set_reg(op.d0, &d, m);
+        }
+        Kind::FFma {
+            ftz: false,
+            sat: false,
+            rnd: Rnd::Rn,
+        } if plain_reg(&s[0]) && plain_reg(&s[1]) && plain_reg(&s[2]) => {
+            // The common case: three registers, read in place.
+            let (Src::Reg(a), Src::Reg(b), Src::Reg(c)) = (s[0].src, s[1].src, s[2].src) else {
+                unreachable!("plain_reg checked the sources")
+            };
+            let mut d = [0u32; 32];
+            fp::ffma_rn_bits(w.row(a), w.row(b), w.row(c), &mut d);
             w.set_reg(op.d0, &d, m);
         }
         Kind::FFma { ftz, sat, rnd } => {
@@ -1166,7 +1230,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_pred(op.d1, if r { u32::MAX } else { 0 }, m);
         }
         Kind::Ld { space, w: width } => {
-            let addr = addresses(w, op, space, env)?;
+            let addr = match env.pre {
+                Some(a) => *a,
+                None => addresses(w, op, space, env)?,
+            };
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
@@ -1187,10 +1254,26 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
             };
             if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
-                for l in Lanes(m) {
-                    let o = off[l] as usize;
-                    copy_n(&mut buf, &mem[o..], size);
-                    put(l, &buf);
+                if size >= 4 {
+                    // Whole words: straight into the rows.
+                    for l in Lanes(m) {
+                        let o = off[l] as usize;
+                        let src = &mem[o..o + 4 * n];
+                        for (k, row) in rows[..n].iter_mut().enumerate() {
+                            row[l] = u32::from_le_bytes([
+                                src[4 * k],
+                                src[4 * k + 1],
+                                src[4 * k + 2],
+                                src[4 * k + 3],
+                            ]);
+                        }
+                    }
+                } else {
+                    for l in Lanes(m) {
+                        let o = off[l] as usize;
+                        copy_n(&mut buf, &mem[o..], size);
+                        put(l, &buf);
+                    }
                 }
             } else {
                 for l in Lanes(m) {
@@ -1205,7 +1288,10 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::St { space, w: width } => {
-            let addr = addresses(w, op, space, env)?;
+            let addr = match env.pre {
+                Some(a) => *a,
+                None => addresses(w, op, space, env)?,
+            };
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
@@ -1888,19 +1974,24 @@ pub(crate) fn addresses(
     env: &Env,
 ) -> Result<[u64; 32], ExecError> {
     let base = read(w, &op.src[0], env)?;
-    let hi = match op.src[0].src {
-        Src::Reg(r) if r != 255 && op.d1 == 1 => w.reg(r + 1),
-        _ => [0; 32],
-    };
     let wide = op.d1 == 1 || space == Space::GlobalRo;
-    Ok(std::array::from_fn(|l| {
-        let a = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(op.imm as u64);
-        if wide {
-            a
-        } else {
-            a & 0xffff_ffff
+    let keep = if wide { u64::MAX } else { 0xffff_ffff };
+    let imm = op.imm as u64;
+    let mut out = [0u64; 32];
+    match op.src[0].src {
+        Src::Reg(r) if r != 255 && op.d1 == 1 => {
+            let hi = w.row(r + 1);
+            for l in 0..32 {
+                out[l] = ((hi[l] as u64) << 32 | base[l] as u64).wrapping_add(imm) & keep;
+            }
         }
-    }))
+        _ => {
+            for l in 0..32 {
+                out[l] = (base[l] as u64).wrapping_add(imm) & keep;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Where every active lane's access of `size` bytes lands, when all of them are
@@ -1917,6 +2008,43 @@ fn region<'e>(
     size: u32,
 ) -> Option<(&'e mut [u8], [u32; 32])> {
     let l0 = (m != 0).then(|| m.trailing_zeros() as usize)?;
+    if space == Space::Shared {
+        // The common case, without a window: every active lane aligned and
+        // inside the block's shared memory (else lane by lane, for the fault).
+        let len = env.shared.len() as u64;
+        let align = size as u64 - 1;
+        let mut off = [0u32; 32];
+        // Of the active lanes: every address bit that is set, and whether one
+        // lies past the last place an access fits (a negative difference).
+        // In 32 bits: shared memory is far smaller than 2^31 bytes.
+        let limit = len.saturating_sub(size as u64).min(i32::MAX as u64) as u32;
+        let (mut high, mut any, mut past) = (0u32, 0u32, 0u32);
+        if m == u32::MAX {
+            for l in 0..32 {
+                let a = addr[l];
+                high |= (a >> 32) as u32;
+                let a = a as u32;
+                any |= a;
+                past |= limit.wrapping_sub(a);
+                off[l] = a;
+            }
+        } else {
+            for l in Lanes(m) {
+                let a = addr[l];
+                high |= (a >> 32) as u32;
+                let a = a as u32;
+                any |= a;
+                past |= limit.wrapping_sub(a);
+                off[l] = a;
+            }
+        }
+        let ok = len >= size as u64
+            && high == 0
+            && any >> 31 == 0
+            && any as u64 & align == 0
+            && past >> 31 == 0;
+        return ok.then_some((&mut *env.shared, off));
+    }
     let window = |a: u64| -> (Space, u64) {
         match space {
             Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a) => {

@@ -305,6 +305,7 @@ pub fn run_with(
             sm: 0,
             sms: opts.chip.sms,
             locks: &mut locks,
+            pre: None,
         };
         stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
         stats.blocks += 1;

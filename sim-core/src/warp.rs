@@ -164,6 +164,20 @@ impl Warp {
             .unwrap_or([0; 32])
     }
 
+    /// Register `r` of every lane, in place (RZ reads zero).
+    #[inline]
+    pub fn row(&self, r: u8) -> &[u32; 32] {
+        static ZERO: [u32; 32] = [0; 32];
+        let b = r as usize * 32;
+        if r == 255 {
+            return &ZERO;
+        }
+        self.regs
+            .get(b..b + 32)
+            .and_then(|row| row.try_into().ok())
+            .unwrap_or(&ZERO)
+    }
+
     /// Writes `v` to register `r` in lanes `mask` (RZ is not written).
     #[inline]
     pub fn set_reg(&mut self, r: u8, v: &[u32; 32], mask: u32) {

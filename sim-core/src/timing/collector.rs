@@ -57,18 +57,19 @@ pub fn sources(op: &Op) -> ([u8; 8], usize) {
 /// to read). A register `prev` holds is reused, not read; a register named twice
 /// is read once.
 pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
+    // Registers not to read (reused, or already counted), as a bit set.
+    let mut skip = [0u64; 4];
+    for &r in prev {
+        skip[(r >> 6) as usize] |= 1 << (r & 63);
+    }
     let mut per_bank = [0u32; BANKS];
-    let mut seen = [255u8; 16];
-    let mut n = 0;
     for &r in srcs {
         let Some(b) = bank(r) else { continue };
-        if prev.contains(&r) || seen[..n].contains(&r) {
+        let (i, bit) = ((r >> 6) as usize, 1u64 << (r & 63));
+        if skip[i] & bit != 0 {
             continue;
         }
-        if n < seen.len() {
-            seen[n] = r;
-            n += 1;
-        }
+        skip[i] |= bit;
         per_bank[b] += 1;
     }
     per_bank.into_iter().max().unwrap_or(0)

@@ -19,24 +19,37 @@ pub fn shared_transactions(
     }
     let bb = bank_bytes.max(1) as u64;
     let chunks = (size as u64).div_ceil(bb).max(1);
-    // The common cases without sorting: every lane at one address, or lanes
-    // at consecutive, aligned addresses.
+    // The common cases without sorting: every lane (or every lane of a half-warp
+    // the other half repeats) at one address, or at consecutive, aligned
+    // addresses; or each half-warp at its own address.
     if mask == u32::MAX {
-        let a0 = addrs[0] & 0x00ff_ffff;
-        let d = (addrs[1] & 0x00ff_ffff).wrapping_sub(a0);
-        let uniform = addrs
+        const M: u64 = 0x00ff_ffff;
+        let repeat = addrs[16..] == addrs[..16];
+        let n = if repeat { 16 } else { 32 };
+        let a0 = addrs[0] & M;
+        let d = (addrs[1] & M).wrapping_sub(a0);
+        let affine = addrs[..n]
             .iter()
             .enumerate()
-            .all(|(l, &a)| (a & 0x00ff_ffff) == a0.wrapping_add(d.wrapping_mul(l as u64)));
-        if uniform && (d == 0 || (d == size as u64 && a0.is_multiple_of(bb.max(size as u64)))) {
+            .all(|(l, &a)| (a & M) == a0.wrapping_add(d.wrapping_mul(l as u64)));
+        if affine && (d == 0 || (d == size as u64 && a0.is_multiple_of(bb.max(size as u64)))) {
             let distinct = if d == 0 {
                 chunks
             } else {
-                (32 * size as u64).div_ceil(bb)
+                (n as u64 * size as u64).div_ceil(bb)
             };
             let degree = distinct.div_ceil(32);
             let tb = transaction_bytes.max(1) as u64;
             return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
+        }
+        if !repeat && d == 0 {
+            let a16 = addrs[16] & M;
+            let halves = addrs[..16].iter().all(|&a| a & M == a0)
+                && addrs[16..].iter().all(|&a| a & M == a16);
+            if halves {
+                // Two addresses: the count of lanes 0 and 16 alone.
+                return general(addrs, 1 | 1 << 16, size, bank_bytes, transaction_bytes);
+            }
         }
     }
     general(addrs, mask, size, bank_bytes, transaction_bytes)
@@ -62,22 +75,23 @@ fn general(
     };
     // (bank, word) of every chunk of every active lane; at most 32 x 4. A lane
     // at its predecessor's address adds nothing (runs of a broadcast).
-    let mut words = [0u64; 128];
+    let mut words = [0u32; 128];
     let mut n = 0;
     let mut prev = u64::MAX;
-    for (l, &a) in addrs[..lanes].iter().enumerate() {
-        if mask >> l & 1 == 0 {
-            continue;
-        }
-        let a = a & 0x00ff_ffff;
+    let shift = if bb.is_power_of_two() { bb.trailing_zeros() } else { 64 };
+    let mut lanes_left = mask & (u32::MAX >> (32 - lanes));
+    while lanes_left != 0 {
+        let l = lanes_left.trailing_zeros() as usize;
+        lanes_left &= lanes_left - 1;
+        let a = addrs[l] & 0x00ff_ffff;
         if a == prev {
             continue;
         }
         prev = a;
+        let first = if shift < 64 { a >> shift } else { a / bb };
         for k in 0..chunks {
-            let word = a / bb + k;
             if n < words.len() {
-                words[n] = word;
+                words[n] = (first + k) as u32;
                 n += 1;
             }
         }
@@ -88,6 +102,7 @@ fn general(
     let mut distinct = 0u32;
     let mut last = u64::MAX;
     for &w in words.iter() {
+        let w = w as u64;
         if w != last {
             per_bank[(w % 32) as usize] += 1;
             distinct += 1;
@@ -204,15 +219,39 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn the_half_warp_patterns_are_the_definition(
+            base in proptest::array::uniform2(0u64..4096),
+            stride in proptest::sample::select(vec![0u64, 4, 8, 16, 256]),
+            repeat in proptest::bool::ANY,
+            size in proptest::sample::select(vec![4u32, 8, 16]),
+            bb in proptest::sample::select(vec![4u32, 8]),
+        ) {
+            // Each half-warp affine from its own base (or the upper one
+            // repeating the lower), as tiled kernels' LDS/STS are.
+            let a: [u64; 32] = std::array::from_fn(|l| {
+                let (h, i) = (l / 16, (l % 16) as u64);
+                let b = if repeat { base[0] } else { base[h] };
+                (b * size as u64) + stride * i
+            });
+            proptest::prop_assert_eq!(
+                shared_transactions(&a, u32::MAX, size, bb, 256),
+                by_definition(&a, u32::MAX, size, bb, 256)
+            );
+        }
+
+        #[test]
         fn the_count_is_the_definition(
-            pool in proptest::collection::vec(0u64..4096, 1..8),
-            picks in proptest::collection::vec(0usize..8, 32),
+            pool in proptest::collection::vec(0u64..4096, 1..32),
+            picks in proptest::collection::vec(0usize..32, 32),
             halves in proptest::bool::ANY,
+            one_bank in proptest::bool::ANY,
             mask in proptest::prop_oneof![proptest::strategy::Just(u32::MAX), 0u32..=u32::MAX],
             size in proptest::sample::select(vec![4u32, 8, 16]),
             bb in proptest::sample::select(vec![4u32, 8]),
         ) {
-            let mut a: [u64; 32] = std::array::from_fn(|l| pool[picks[l] % pool.len()] * size as u64);
+            // `one_bank` puts every word in bank 0: more than four words a bank.
+            let unit = if one_bank { 256 } else { size as u64 };
+            let mut a: [u64; 32] = std::array::from_fn(|l| pool[picks[l] % pool.len()] * unit);
             if halves {
                 for l in 16..32 {
                     a[l] = a[l - 16];

@@ -64,6 +64,11 @@ pub struct WarpTiming {
     /// arrives.
     group: u32,
     fetched: u64,
+    /// The scoreboard's answer for the instruction at slot `sb_pc`: the cycle
+    /// its registers are ready (`u32::MAX`: not worked out). Only this warp's
+    /// issues change its scoreboard, and each issue clears it.
+    sb_pc: u32,
+    sb_at: u64,
 }
 
 impl WarpTiming {
@@ -76,6 +81,8 @@ impl WarpTiming {
             alu: [0; 4],
             group: u32::MAX,
             fetched: 0,
+            sb_pc: u32::MAX,
+            sb_at: 0,
         }
     }
 
@@ -87,6 +94,7 @@ impl WarpTiming {
         self.alu = [0; 4];
         self.group = u32::MAX;
         self.fetched = now;
+        self.sb_pc = u32::MAX;
     }
 }
 
@@ -128,8 +136,10 @@ struct Scheduler {
     wake: u64,
     /// Per warp (as `warps`), a cycle before which it cannot issue (a lower
     /// bound worked out when it last failed to: its scoreboard and the units
-    /// only get later), and why.
-    not_before: Vec<(u64, Stall)>,
+    /// only get later), why, and, when only a busy unit stopped it, which
+    /// ([`Unit`]; nothing else can stop it until it issues or a barrier
+    /// releases).
+    not_before: Vec<(u64, Stall, Unit)>,
 }
 
 /// What the SM needs of the launch, shared by every SM.
@@ -251,7 +261,7 @@ impl Sm {
                 if w.state != WarpState::Done {
                     let sc = &mut self.scheds[t.sched as usize];
                     sc.warps.push((bi as u8, wi as u8));
-                    sc.not_before.push((0, Stall::Idle));
+                    sc.not_before.push((0, Stall::Idle, Unit::None));
                 }
             }
         }
@@ -306,9 +316,10 @@ impl Sm {
                 wake = wake.min(now + 1);
                 for sc in &mut self.scheds {
                     sc.wake = sc.wake.min(now + 1);
-                    sc.not_before
-                        .iter_mut()
-                        .for_each(|t| t.0 = t.0.min(now + 1));
+                    sc.not_before.iter_mut().for_each(|t| {
+                        t.0 = t.0.min(now + 1);
+                        t.2 = Unit::None;
+                    });
                 }
             }
             b.at_barrier = false;
@@ -401,6 +412,7 @@ impl Sm {
         // Loose round robin starts after the warp issued last; greedy tries it
         // first and then the oldest (lowest) ones.
         let last = self.scheds[s].last;
+        let mut rr = last;
         for k in 0..nw {
             let i = if greedy {
                 match k {
@@ -409,17 +421,30 @@ impl Sm {
                     _ => k,
                 }
             } else {
-                (last + 1 + k) % nw
+                rr = if rr + 1 == nw { 0 } else { rr + 1 };
+                rr
             };
             let (bi, wi) = self.scheds[s].warps[i];
             let (bi, wi) = (bi as usize, wi as usize);
-            let (nb, why) = self.scheds[s].not_before[i];
+            let (nb, why, unit) = self.scheds[s].not_before[i];
             if nb > now {
                 wake = wake.min(nb);
                 if reason == Stall::Idle {
                     reason = why;
                 }
                 continue;
+            }
+            if unit != Unit::None {
+                // Only the unit stopped it: if still busy, it still does.
+                let free = self.unit_free(s, unit);
+                if free > now {
+                    self.scheds[s].not_before[i].0 = free;
+                    wake = wake.min(free);
+                    if reason == Stall::Idle {
+                        reason = Stall::PipeBusy;
+                    }
+                    continue;
+                }
             }
             // Instruction fetch: a warp entering another 64-byte group needs
             // it in its buffer, from the instruction cache or, on a miss, later.
@@ -438,7 +463,7 @@ impl Sm {
             }
             if tm.fetched > now {
                 let when = tm.fetched;
-                self.scheds[s].not_before[i] = (when, Stall::Fetch);
+                self.scheds[s].not_before[i] = (when, Stall::Fetch, Unit::None);
                 wake = wake.min(when);
                 if reason == Stall::Idle {
                     reason = Stall::Fetch;
@@ -449,11 +474,16 @@ impl Sm {
                 Ok(()) => {
                     let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
                     self.scheds[s].last = i;
+                    self.scheds[s].not_before[i].2 = Unit::None;
                     return Ok((now + 1, changed));
                 }
                 Err((when, why)) => {
                     wake = wake.min(when);
-                    self.scheds[s].not_before[i] = (when, why);
+                    let unit = match l.infos.get(self.blocks[bi].warps[wi].pc as usize) {
+                        Some(info) if why == Stall::PipeBusy => Unit::of(info),
+                        _ => Unit::None,
+                    };
+                    self.scheds[s].not_before[i] = (when, why, unit);
                     if reason == Stall::Idle {
                         reason = why;
                     }
@@ -475,30 +505,37 @@ impl Sm {
 
     /// Whether warp (`bi`, `wi`) of scheduler `s` can issue its next
     /// instruction at `now`; else when it might and why not.
+    #[inline]
     fn ready(
-        &self,
+        &mut self,
         s: usize,
         bi: usize,
         wi: usize,
         now: u64,
         l: &Launch,
     ) -> Result<(), (u64, Stall)> {
-        let b = &self.blocks[bi];
+        let b = &mut self.blocks[bi];
         let w = &b.warps[wi];
         match w.state {
             WarpState::Running => {}
             WarpState::Barrier { .. } => return Err((NEVER, Stall::Sync)),
             _ => return Err((NEVER, Stall::Idle)),
         }
-        let tm = &b.timing[wi];
+        let tm = &mut b.timing[wi];
         if tm.next_issue > now {
             return Err((tm.next_issue, Stall::ControlCode));
         }
-        let Some(info) = l.infos.get(w.pc as usize) else {
+        let pc = w.pc;
+        let Some(info) = l.infos.get(pc as usize) else {
             // Running off the end of the code: let issue report it.
             return Ok(());
         };
-        self.operands_ready(s, tm, info, now)
+        if tm.sb_pc != pc {
+            tm.sb_at = scoreboard(tm, info);
+            tm.sb_pc = pc;
+        }
+        let at = tm.sb_at;
+        self.gates(s, &self.blocks[bi].timing[wi], info, at, now)
     }
 
     /// The scoreboard, `TEXDEPBAR` and the units an instruction needs.
@@ -509,23 +546,19 @@ impl Sm {
         info: &Info,
         now: u64,
     ) -> Result<(), (u64, Stall)> {
-        let mut at = 0u64;
-        // Load/store instructions wait for ALU results too (they read their
-        // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
-        // after the ALU instruction that computes its address).
-        let lsu = info.pipe == Pipe::Lsu;
-        let scoreboarded = |r: u8| lsu || tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 0;
-        for &r in info.reads() {
-            if scoreboarded(r) {
-                at = at.max(tm.ready[r as usize]);
-            }
-        }
-        for k in 0..info.ndst {
-            let r = info.dst.wrapping_add(k);
-            if scoreboarded(r) {
-                at = at.max(tm.ready[r as usize]);
-            }
-        }
+        self.gates(s, tm, info, scoreboard(tm, info), now)
+    }
+
+    /// [`Sm::operands_ready`] with the scoreboard's answer `at` worked out.
+    #[inline]
+    fn gates(
+        &self,
+        s: usize,
+        tm: &WarpTiming,
+        info: &Info,
+        at: u64,
+        now: u64,
+    ) -> Result<(), (u64, Stall)> {
         if at > now {
             return Err((at, Stall::Dependency));
         }
@@ -535,21 +568,24 @@ impl Sm {
                 return Err((tm.tex[tm.tex.len() - n - 1].at, Stall::Texture));
             }
         }
-        let sc = &self.scheds[s];
-        let unit = match info.pipe {
-            Pipe::Sfu => sc.sfu_free,
-            Pipe::Fp64 => sc.fp64_free,
-            Pipe::Lsu => self.lsu_free.max(if info.lat == Latency::Shared {
-                self.shared_free
-            } else {
-                0
-            }),
-            _ => 0,
-        };
+        let unit = self.unit_free(s, Unit::of(info));
         if unit > now {
             return Err((unit, Stall::PipeBusy));
         }
         Ok(())
+    }
+
+    /// The cycle `unit` of scheduler `s` is free.
+    #[inline]
+    fn unit_free(&self, s: usize, unit: Unit) -> u64 {
+        let sc = &self.scheds[s];
+        match unit {
+            Unit::None => 0,
+            Unit::Sfu => sc.sfu_free,
+            Unit::Fp64 => sc.fp64_free,
+            Unit::Lsu => self.lsu_free,
+            Unit::LsuShared => self.lsu_free.max(self.shared_free),
+        }
     }
 
     /// Issues warp (`bi`, `wi`)'s next instruction, and the one after it when
@@ -682,6 +718,7 @@ impl Sm {
         let b = &mut self.blocks[bi];
         let w = &mut b.warps[wi];
         let tm = &mut b.timing[wi];
+        tm.sb_pc = u32::MAX;
         let pc = w.pc;
         let mut env = Env {
             prog,
@@ -697,6 +734,7 @@ impl Sm {
             sm,
             sms: l.config.chip.sms,
             locks: &mut b.locks,
+            pre: None,
         };
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize).copied())
         else {
@@ -763,6 +801,9 @@ impl Sm {
                 .map(|a| (a, Space::Shared, if wide { 8 } else { 4 })),
             _ => None,
         };
+        if matches!(op.kind, Kind::Ld { .. } | Kind::St { .. }) {
+            env.pre = access.as_ref().map(|a| &a.0);
+        }
         let tex = info.lat == Latency::Texture && info.ndst > 0;
         let saved: Option<[[u32; 32]; 4]> = tex.then(|| {
             std::array::from_fn(|k| {
@@ -916,6 +957,54 @@ impl Sm {
         }
         Ok(info)
     }
+}
+
+/// A unit that may be busy when an instruction wants it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    None,
+    Sfu,
+    Fp64,
+    Lsu,
+    /// The LSU and shared memory behind it.
+    LsuShared,
+}
+
+impl Unit {
+    #[inline]
+    fn of(info: &Info) -> Unit {
+        match info.pipe {
+            Pipe::Sfu => Unit::Sfu,
+            Pipe::Fp64 => Unit::Fp64,
+            Pipe::Lsu if info.lat == Latency::Shared => Unit::LsuShared,
+            Pipe::Lsu => Unit::Lsu,
+            _ => Unit::None,
+        }
+    }
+}
+
+/// The cycle the registers `info` reads and writes are ready, by the
+/// scoreboard of warp timing `tm`.
+#[inline]
+fn scoreboard(tm: &WarpTiming, info: &Info) -> u64 {
+    let mut at = 0u64;
+    // Load/store instructions wait for ALU results too (they read their
+    // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
+    // after the ALU instruction that computes its address).
+    let lsu = info.pipe == Pipe::Lsu;
+    let scoreboarded = |r: u8| lsu || tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 0;
+    for &r in info.reads() {
+        if scoreboarded(r) {
+            at = at.max(tm.ready[r as usize]);
+        }
+    }
+    for k in 0..info.ndst {
+        let r = info.dst.wrapping_add(k);
+        if scoreboarded(r) {
+            at = at.max(tm.ready[r as usize]);
+        }
+    }
+    at
 }
 
 /// Warps of a block of `threads` threads.
