@@ -604,7 +604,9 @@ impl Sm {
     ) -> Result<bool, SimError> {
         let t = &l.config.timing;
         let pc = self.blocks[bi].warps[wi].pc;
-        let first = self.one(s, bi, wi, now, l, global, mem)?;
+        self.one(s, bi, wi, now, l, global, mem)?;
+        // `one` ran it, so the slot exists.
+        let first = l.infos[pc as usize];
         let mut reads = [255u8; 16];
         let mut nr = 0;
         for &r in first.reads() {
@@ -711,7 +713,7 @@ impl Sm {
         l: &Launch,
         global: &mut GlobalMem,
         mem: &mut Memory,
-    ) -> Result<Info, SimError> {
+    ) -> Result<(), SimError> {
         let t = &l.config.timing;
         let prog = l.prog;
         let sm = self.id;
@@ -955,7 +957,7 @@ impl Sm {
                 tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
             }
         }
-        Ok(info)
+        Ok(())
     }
 }
 
