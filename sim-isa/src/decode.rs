@@ -361,6 +361,31 @@ pub(crate) mod tests {
         }
     }
 
+    /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): attribute loads and
+    /// stores whose base register at RZ prints other modifiers, and the other
+    /// bases, with which a nonzero offset is rejected.
+    const RECORDED_RZ: [(u64, &str); 8] = [
+        (0x7ef00000101ffc32, "ALD R12, a[0x20], R0;"),
+        (0x7ec00000001ffc0a, "ALD R2, a[RZ], R0;"),
+        (0x7ec00004009ffc0a, "ALD.P R2, a[0x1], R0;"),
+        (0x7ec3fc00009ffc0a, "ALD R2, a[0x1];"),
+        (0x7ee00008000c182a, "@P3 ALD.O.PHYS R10, a[R6], R0;"),
+        (0x7ec3fc08001c000a, "ALD.O.PHYS R2, a[R0];"),
+        (0x7f0000000003fc02, "@P0 AST a[RZ], R0, R0;"),
+        (0x7f00000000000002, "@P0 AST.PHYS a[R0], R0, R0;"),
+    ];
+
+    #[test]
+    fn a_base_register_at_rz_picks_the_form_split_off_for_it() {
+        for (w, text) in RECORDED_RZ {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+        // With another base, nvdisasm rejects a nonzero offset.
+        assert!(decode(0x7ec0000000800002).is_err());
+    }
+
     #[test]
     fn a_field_printed_twice_is_a_field_each_time() {
         use render::Value;
