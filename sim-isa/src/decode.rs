@@ -1,8 +1,9 @@
 //! Decoding and printing instruction words with the generated table.
 //!
 //! A word is matched against the forms' fixed bits, most specific mask first (an
-//! index built once, on first use); its text is the form's template with each hole
-//! filled by its group. Decoding never panics: a word no form claims, or a group
+//! index built once, on first use), except that the forms the crack split off
+//! for a register at `RZ` ([`Form::rz_split`]) come before all others; its text
+//! is the form's template with each hole filled by its group. Decoding never panics: a word no form claims, or a group
 //! value nvdisasm rejects, is a [`DecodeError`] that says which bits.
 
 use std::collections::HashMap;
@@ -58,7 +59,9 @@ pub struct Instruction {
 const KEY_BITS: [u8; 14] = [0, 1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63];
 
 struct Index {
-    /// Distinct masks, most bits first, each with its forms by fixed-bit value.
+    /// Distinct masks, in the order they are tried (the forms split off for
+    /// `RZ` first, then most bits first), each with its forms by fixed-bit
+    /// value.
     by_mask: Vec<(u64, HashMap<u64, usize>)>,
     /// For each value of the key bits, the forms that can match, most specific
     /// first: `items[start[k]..start[k + 1]]`.
@@ -73,12 +76,21 @@ fn key_of(word: u64) -> usize {
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut m: HashMap<u64, HashMap<u64, usize>> = HashMap::new();
+        let mut m: HashMap<(bool, u64), HashMap<u64, usize>> = HashMap::new();
         for (i, f) in FORMS.iter().enumerate() {
-            m.entry(f.mask).or_default().entry(f.bits).or_insert(i);
+            m.entry((f.rz_split, f.mask))
+                .or_default()
+                .entry(f.bits)
+                .or_insert(i);
         }
-        let mut by_mask: Vec<(u64, HashMap<u64, usize>)> = m.into_iter().collect();
-        by_mask.sort_by_key(|(mask, _)| (std::cmp::Reverse(mask.count_ones()), *mask));
+        let mut by_mask: Vec<((bool, u64), HashMap<u64, usize>)> = m.into_iter().collect();
+        by_mask.sort_by_key(|&((rz_split, mask), _)| {
+            (!rz_split, std::cmp::Reverse(mask.count_ones()), mask)
+        });
+        let by_mask: Vec<(u64, HashMap<u64, usize>)> = by_mask
+            .into_iter()
+            .map(|((_, mask), f)| (mask, f))
+            .collect();
         // Buckets: each form goes to every key value its fixed bits allow, in the
         // order the masks are tried.
         let mut buckets: Vec<Vec<u16>> = vec![Vec::new(); 1 << KEY_BITS.len()];
@@ -112,8 +124,9 @@ fn index() -> &'static Index {
     })
 }
 
-/// Indices of all forms in the order the decoder tries them: most fixed bits
-/// first; a form whose fixed bits repeat an earlier one's comes last.
+/// Indices of all forms in the order the decoder tries them: the forms split
+/// off for `RZ`, then most fixed bits first; a form whose fixed bits repeat an
+/// earlier one's comes last.
 pub fn index_order() -> Vec<usize> {
     let idx = index();
     let mut order: Vec<usize> = Vec::with_capacity(FORMS.len());
@@ -346,6 +359,31 @@ pub(crate) mod tests {
             let back = crate::encode::assemble(text, 0x8).expect(text);
             assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
         }
+    }
+
+    /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): attribute loads and
+    /// stores whose base register at RZ prints other modifiers, and the other
+    /// bases, with which a nonzero offset is rejected.
+    const RECORDED_RZ: [(u64, &str); 8] = [
+        (0x7ef00000101ffc32, "ALD R12, a[0x20], R0;"),
+        (0x7ec00000001ffc0a, "ALD R2, a[RZ], R0;"),
+        (0x7ec00004009ffc0a, "ALD.P R2, a[0x1], R0;"),
+        (0x7ec3fc00009ffc0a, "ALD R2, a[0x1];"),
+        (0x7ee00008000c182a, "@P3 ALD.O.PHYS R10, a[R6], R0;"),
+        (0x7ec3fc08001c000a, "ALD.O.PHYS R2, a[R0];"),
+        (0x7f0000000003fc02, "@P0 AST a[RZ], R0, R0;"),
+        (0x7f00000000000002, "@P0 AST.PHYS a[R0], R0, R0;"),
+    ];
+
+    #[test]
+    fn a_base_register_at_rz_picks_the_form_split_off_for_it() {
+        for (w, text) in RECORDED_RZ {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+        // With another base, nvdisasm rejects a nonzero offset.
+        assert!(decode(0x7ec0000000800002).is_err());
     }
 
     #[test]

@@ -37,6 +37,14 @@ pub struct Form {
     /// How many of the crack's seed words (most of them ptxas's) fall in this
     /// form: where forms print the same text, the encoder takes the most seen.
     pub seen: u32,
+    /// The form is the case of a more general one in which a register field is
+    /// `RZ`, and prints other modifiers there: `ALD R2, a[0x20], R0` beside
+    /// `ALD.PHYS R2, a[R6], R0` (whose offset bits are fixed to zero); or a
+    /// case of such a form (`ALD R2, a[0x20];`, both registers `RZ`). Its fixed
+    /// bits hold that field, all ones, but may be fewer than the general
+    /// form's, so the decoder tries these forms before all others (among them,
+    /// most fixed bits first).
+    pub rz_split: bool,
 }
 
 /// A piece of a form's text template.

@@ -33,8 +33,8 @@ pub fn emit(forms: &[LearnedForm]) -> String {
     for f in forms.iter().filter(|f| f.problem.is_none()) {
         let _ = write!(
             body,
-            "    Form {{ mask: {:#018x}, bits: {:#018x}, mnemonic: {:?}, ignored: {:#018x}, fill: {:#018x}, seen: {},\n        template: &[",
-            f.mask, f.bits, f.mnemonic, f.ignored, f.fill, f.seen
+            "    Form {{ mask: {:#018x}, bits: {:#018x}, mnemonic: {:?}, ignored: {:#018x}, fill: {:#018x}, seen: {}, rz_split: {},\n        template: &[",
+            f.mask, f.bits, f.mnemonic, f.ignored, f.fill, f.seen, f.rz_split
         );
         for p in &f.template {
             match p {

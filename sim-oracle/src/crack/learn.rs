@@ -67,6 +67,9 @@ pub struct LearnedForm {
     pub fill: u64,
     /// How many of the seeds (most are ptxas's words) this form holds.
     pub seen: u32,
+    /// The form was split off another for a register field at `RZ` (see
+    /// [`sim_isa::table::Form::rz_split`]): the decoder tries it first.
+    pub rz_split: bool,
     /// A word of this form that nvdisasm accepts.
     pub seed: u64,
     /// Validation: random words of the form checked, and how many printed exactly.
@@ -105,6 +108,10 @@ struct Learner<'a> {
     probes: usize,
     /// Operand indices that are branch targets, by form key.
     pcrel_ops: HashMap<(u64, u64), Vec<usize>>,
+    /// The keys of the forms split off for a register at `RZ`, most fixed bits
+    /// first: the decoder tries them before all others, so their words are no
+    /// other form's.
+    rz_keys: Vec<(u64, u64)>,
 }
 
 impl<'a> Learner<'a> {
@@ -211,6 +218,17 @@ impl<'a> Learner<'a> {
         let _ = std::fs::write(path, out);
     }
 
+    /// Whether `word`, though it has the fixed bits of `w`, belongs to a form
+    /// split off for `RZ` that the decoder tries first.
+    fn claimed(&self, w: &Work, word: u64) -> bool {
+        !w.rz_split && self.rz_form(word).is_some()
+    }
+
+    /// The first form split off for `RZ` whose fixed bits `word` has.
+    fn rz_form(&self, word: u64) -> Option<(u64, u64)> {
+        self.rz_keys.iter().copied().find(|&(m, b)| word & m == b)
+    }
+
     fn raw(&self, w: u64) -> &Probe {
         &self.cache[&w]
     }
@@ -306,6 +324,10 @@ struct Work {
     /// How many of the variants are seeds (the first is): the others are
     /// random words of the form.
     seeds: usize,
+    /// Split off a form in which a register field at `RZ` prints other
+    /// modifiers (see [`rz_splits`]), or a case of such a form: tried before
+    /// the forms it overlaps.
+    rz_split: bool,
 }
 
 /// At most this many seeds of a form are its variants.
@@ -322,6 +344,7 @@ pub fn crack(
         cache: HashMap::new(),
         probes: 0,
         pcrel_ops: HashMap::new(),
+        rz_keys: Vec::new(),
     };
     l.load();
     let mut seeds: Vec<u64> = seeds.to_vec();
@@ -351,120 +374,171 @@ pub fn crack(
     // bit that does so in some context (IMAD's two negations print as `.PO`
     // together) joins the mask, and the form splits by its value.
     let mut works: BTreeMap<(u64, u64), Work> = BTreeMap::new();
-    let mut pending: Vec<(u64, u64, Vec<usize>)> = valid
+    // (word, fixed bits it inherits, branch-target operands, split off for RZ)
+    let mut pending: Vec<(u64, u64, Vec<usize>, bool)> = valid
         .iter()
-        .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default()))
+        .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default(), false))
         .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut seen: HashSet<(String, u64)> = HashSet::new();
-    for round in 0..8 {
-        l.fetch(
-            pending
-                .iter()
-                .flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))),
-        )?;
-        let mut new_keys = Vec::new();
-        for (s, parent_mask, pcrel) in std::mem::take(&mut pending) {
-            let Ok(t) = l.canon(s, &pcrel) else { continue };
-            let sig = signature(&t);
-            let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
-            let key = (mask, s & mask);
-            match works.entry(key) {
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(Work {
-                        seed: s,
-                        mask,
-                        sig,
-                        pcrel: pcrel.clone(),
-                        variants: vec![s],
-                        seeds: 1,
-                    });
-                    l.pcrel_ops.insert(key, pcrel);
-                    new_keys.push(key);
-                }
-                std::collections::btree_map::Entry::Occupied(_) => {}
+    // Phase 1 learns the forms split off for a register at RZ, from seeds the
+    // forms of phase 0 give (see [`rz_splits`]), so that phase 0 finds what it
+    // would without them. It seeds no forms from flips: those are the flips of
+    // the forms the splits come from, with a register at RZ, and seed the same
+    // instructions. `rz_parents`: the forms the splits came from.
+    let mut rz_parents: Vec<(u64, u64)> = Vec::new();
+    for phase in 0..2 {
+        if phase == 1 {
+            let keys: Vec<(u64, u64)> = works.keys().copied().collect();
+            let splits = rz_splits(&mut l, &works, &keys, RzChange::Modifiers, |_| 0)?;
+            log(&format!(
+                "{} register fields whose value RZ prints other modifiers seed forms",
+                splits.len()
+            ));
+            rz_parents = splits.iter().map(|x| x.key).collect();
+            rz_parents.sort_unstable();
+            rz_parents.dedup();
+            for x in splits {
+                pending.push((x.word, x.fixed, x.pcrel, true));
             }
         }
-        log(&format!(
-            "round {round}: {} new forms, {} in all",
-            new_keys.len(),
-            works.len()
-        ));
-        if round < 7 {
-            // Single flips of the seeds that make another instruction (FFMA32I
-            // from FFMA, BRX from BRA) seed forms of their own: one per text
-            // signature and fixed-bit value of the seed they came from. So do
-            // those of forms found later: a condition code that is an opcode
-            // field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
-            let mut extra: Vec<u64> = Vec::new();
-            for key in &new_keys {
-                let w = &works[key];
-                for i in 0..64 {
-                    let f = w.seed ^ (1u64 << i);
-                    let Ok(t) = l.canon(f, &w.pcrel) else {
-                        continue;
-                    };
-                    let sig = signature(&t);
-                    if sig != w.sig && seen.insert((sig, f & w.mask)) {
-                        extra.push(f);
+        for round in 0..8 {
+            l.fetch(
+                pending
+                    .iter()
+                    .flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))),
+            )?;
+            let mut new_keys = Vec::new();
+            for (s, parent_mask, pcrel, rz_split) in std::mem::take(&mut pending) {
+                let Ok(t) = l.canon(s, &pcrel) else { continue };
+                let sig = signature(&t);
+                let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
+                let key = (mask, s & mask);
+                match works.entry(key) {
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        e.insert(Work {
+                            seed: s,
+                            mask,
+                            sig,
+                            pcrel: pcrel.clone(),
+                            variants: vec![s],
+                            seeds: 1,
+                            rz_split,
+                        });
+                        l.pcrel_ops.insert(key, pcrel);
+                        new_keys.push(key);
+                    }
+                    // A form found from another seed too is the same form: it
+                    // still goes first if it is the RZ case of another.
+                    std::collections::btree_map::Entry::Occupied(mut e) => {
+                        e.get_mut().rz_split |= rz_split;
                     }
                 }
             }
-            let extra_pcrel = find_pcrel(&mut l, &extra)?;
             log(&format!(
-                "{} single flips that change the instruction seed forms too",
-                extra.len()
+                "round {round}: {} new forms, {} in all",
+                new_keys.len(),
+                works.len()
             ));
-            for f in extra {
-                let pcrel = extra_pcrel.get(&f).cloned().unwrap_or_default();
-                pending.push((f, 0, pcrel));
-            }
-        }
-        if new_keys.is_empty() {
-            break;
-        }
-        // Random variants of each new form.
-        let mut cands: Vec<((u64, u64), u64)> = Vec::new();
-        for key in &new_keys {
-            let w = &works[key];
-            for _ in 0..24 {
-                cands.push((*key, w.seed ^ (rng.next() & !w.mask)));
-            }
-        }
-        l.fetch(cands.iter().map(|c| c.1))?;
-        for (key, c) in cands {
-            let w = works.get_mut(&key).expect("form");
-            if w.variants.len() >= w.seeds + 5 || w.variants.contains(&c) {
-                continue;
-            }
-            if let Ok(t) = l.canon(c, &w.pcrel) {
-                if same_form(&signature(&t), &w.sig) {
-                    w.variants.push(c);
+            if round < 7 && phase == 1 {
+                // The other registers of the forms split off for RZ and of
+                // those they came from may print differently at RZ too (ALD's
+                // vertex register: `ALD R2, a[0x1];`): each such case is a form
+                // with both fields fixed, found as its parent was.
+                let mut keys = new_keys.clone();
+                if round == 0 {
+                    keys.extend(rz_parents.iter().copied());
+                }
+                let splits = rz_splits(&mut l, &works, &keys, RzChange::Text, |w| w.mask)?;
+                log(&format!(
+                    "{} other register fields of those print differently at RZ",
+                    splits.len()
+                ));
+                for x in splits {
+                    pending.push((x.word, x.fixed, x.pcrel, false));
                 }
             }
-        }
-        // All flips of every variant; a bit that changes the layout of any variant
-        // splits the form.
-        l.fetch(
-            new_keys
-                .iter()
-                .flat_map(|k| works[k].variants.clone())
-                .flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))),
-        )?;
-        for key in &new_keys {
-            let w = &works[key];
-            let mut extra = 0u64;
-            for &v in &w.variants {
-                let t = l.canon(v, &w.pcrel).expect("variant is valid");
-                extra |= opcode_bits(&l, v, &w.pcrel, &t) & !w.mask;
-            }
-            if extra != 0 && round < 7 {
-                let w = works.remove(key).expect("form");
-                for &v in &w.variants {
-                    pending.push((v, w.mask | extra, w.pcrel.clone()));
+            if round < 7 && phase == 0 {
+                // Single flips of the seeds that make another instruction (FFMA32I
+                // from FFMA, BRX from BRA) seed forms of their own: one per text
+                // signature and fixed-bit value of the seed they came from. So do
+                // those of forms found later: a condition code that is an opcode
+                // field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
+                let mut extra: Vec<u64> = Vec::new();
+                for key in &new_keys {
+                    let w = &works[key];
                     for i in 0..64 {
-                        if extra >> i & 1 == 1 {
-                            pending.push((v ^ (1u64 << i), w.mask | extra, w.pcrel.clone()));
+                        let f = w.seed ^ (1u64 << i);
+                        let Ok(t) = l.canon(f, &w.pcrel) else {
+                            continue;
+                        };
+                        let sig = signature(&t);
+                        if sig != w.sig && seen.insert((sig, f & w.mask)) {
+                            extra.push(f);
+                        }
+                    }
+                }
+                let extra_pcrel = find_pcrel(&mut l, &extra)?;
+                log(&format!(
+                    "{} single flips that change the instruction seed forms too",
+                    extra.len()
+                ));
+                for f in extra {
+                    let pcrel = extra_pcrel.get(&f).cloned().unwrap_or_default();
+                    pending.push((f, 0, pcrel, false));
+                }
+            }
+            if new_keys.is_empty() {
+                break;
+            }
+            // Random variants of each new form.
+            let mut cands: Vec<((u64, u64), u64)> = Vec::new();
+            for key in &new_keys {
+                let w = &works[key];
+                for _ in 0..24 {
+                    cands.push((*key, w.seed ^ (rng.next() & !w.mask)));
+                }
+            }
+            l.fetch(cands.iter().map(|c| c.1))?;
+            for (key, c) in cands {
+                let w = works.get_mut(&key).expect("form");
+                if w.variants.len() >= w.seeds + 5 || w.variants.contains(&c) {
+                    continue;
+                }
+                if let Ok(t) = l.canon(c, &w.pcrel) {
+                    if same_form(&signature(&t), &w.sig) {
+                        w.variants.push(c);
+                    }
+                }
+            }
+            // All flips of every variant; a bit that changes the layout of any variant
+            // splits the form.
+            l.fetch(
+                new_keys
+                    .iter()
+                    .flat_map(|k| works[k].variants.clone())
+                    .flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))),
+            )?;
+            for key in &new_keys {
+                let w = &works[key];
+                let mut extra = 0u64;
+                for &v in &w.variants {
+                    let t = l.canon(v, &w.pcrel).expect("variant is valid");
+                    extra |= opcode_bits(&l, v, &w.pcrel, &t) & !w.mask;
+                }
+                if extra != 0 && round < 7 {
+                    let w = works.remove(key).expect("form");
+                    for &v in &w.variants {
+                        pending.push((v, w.mask | extra, w.pcrel.clone(), w.rz_split));
+                        for i in 0..64 {
+                            if extra >> i & 1 == 1 {
+                                pending.push((
+                                    v ^ (1u64 << i),
+                                    w.mask | extra,
+                                    w.pcrel.clone(),
+                                    w.rz_split,
+                                ));
+                            }
                         }
                     }
                 }
@@ -476,6 +550,34 @@ pub fn crack(
         works.len(),
         valid.len()
     ));
+    // A form whose fixed bits hold those of one split off for RZ is a case of
+    // it (AST with base RZ and no source, `AST a[0x20], R6`): it goes first
+    // too, and before it, the decoder trying the most fixed bits first.
+    let split: Vec<(u64, u64)> = works
+        .iter()
+        .filter(|(_, w)| w.rz_split)
+        .map(|(k, _)| *k)
+        .collect();
+    for (&(mask, bits), w) in works.iter_mut() {
+        w.rz_split |= split.iter().any(|&(m, b)| mask & m == m && bits & m == b);
+    }
+    l.rz_keys = works
+        .iter()
+        .filter(|(_, w)| w.rz_split)
+        .map(|(k, _)| *k)
+        .collect();
+    l.rz_keys
+        .sort_unstable_by_key(|k| (std::cmp::Reverse(k.0.count_ones()), *k));
+    log(&format!(
+        "{} forms split off for a register at RZ",
+        l.rz_keys.len()
+    ));
+    // A random variant that a form split off for RZ holds is that form's (the
+    // seed, the first variant, is the only one from the seeds yet).
+    for w in works.values_mut().filter(|w| !w.rz_split) {
+        let seed = w.seed;
+        w.variants.retain(|&v| v == seed || l.rz_form(v).is_none());
+    }
 
     // The seeds a form holds (as the decoder would pick it) are its variants
     // too: ptxas's words show fields that random ones hide (VMNMX's sign types
@@ -484,11 +586,12 @@ pub fn crack(
     masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
     masks.dedup();
     for &s in &valid {
-        let Some(key) = masks
-            .iter()
-            .map(|&m| (m, s & m))
-            .find(|k| works.contains_key(k))
-        else {
+        let Some(key) = l.rz_form(s).or_else(|| {
+            masks
+                .iter()
+                .map(|&m| (m, s & m))
+                .find(|k| works.contains_key(k))
+        }) else {
             continue;
         };
         let w = works.get_mut(&key).expect("form");
@@ -598,7 +701,9 @@ pub fn crack(
                     word,
                     &l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default(),
                 );
-                want.is_ok() && print_learned(&forms[i], word) != want.ok()
+                want.is_ok()
+                    && !l.claimed(&works[&keys[i]], word)
+                    && print_learned(&forms[i], word) != want.ok()
             })
             .flat_map(|&(i, word)| {
                 let ignored = plans[i].ignored;
@@ -619,6 +724,9 @@ pub fn crack(
                 if !same_form(&signature(t), &signature(&f_seed_text(&l, f, &pcrel))) {
                     continue;
                 }
+            }
+            if l.claimed(&works[&keys[i]], word) {
+                continue; // another form's: decoded before this one
             }
             let got = print_learned_spans(f, word);
             f.checked += 1;
@@ -747,6 +855,132 @@ pub fn crack(
     })
 }
 
+/// The register fields of the word `s` (text `t`, fixed bits `mask`): runs of 8
+/// bits outside the mask, bit `k` of which renumbers one register token of the
+/// text by `1 << k` (`R6` to `R7`, `R2`, `R14`). Each as its lowest bit and
+/// the index of its token in the text.
+fn register_fields(l: &Learner, s: u64, mask: u64, pcrel: &[usize], t: &str) -> Vec<(u8, usize)> {
+    let reg = |x: &str| -> Option<u64> {
+        if x == "RZ" {
+            return Some(255);
+        }
+        x.strip_prefix('R')?.parse().ok()
+    };
+    let xt = tokens(t);
+    // (lowest bit, token) -> the field's bits seen so far.
+    let mut seen: BTreeMap<(u8, usize), u8> = BTreeMap::new();
+    for i in (0..64u8).filter(|i| mask >> i & 1 == 0) {
+        let Ok(tf) = l.canon(s ^ (1u64 << i), pcrel) else {
+            continue;
+        };
+        let yt = tokens(&tf);
+        if yt.len() != xt.len() {
+            continue;
+        }
+        let mut diff = (0..xt.len()).filter(|&j| xt[j] != yt[j]);
+        let (Some(j), None) = (diff.next(), diff.next()) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (reg(xt[j]), reg(yt[j])) else {
+            continue;
+        };
+        let k = (a ^ b).trailing_zeros() as u8;
+        if (a ^ b).is_power_of_two() && k < 8 && k <= i {
+            *seen.entry((i - k, j)).or_default() |= 1 << k;
+        }
+    }
+    seen.into_iter()
+        .filter(|&(_, bits)| bits == 0xff)
+        .map(|(field, _)| field)
+        .collect()
+}
+
+/// What a register field at `RZ` must change for [`rz_splits`] to seed a form.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RzChange {
+    /// The modifiers, with the instruction and the kinds of its operands the
+    /// same.
+    Modifiers,
+    /// Any text but the register's own token, with the instruction the same:
+    /// the modifiers, or the layout (`ALD R2, a[0x1];` when the vertex
+    /// register is RZ).
+    Text,
+}
+
+/// Seeds for the forms in which a register field at `RZ` prints differently
+/// from its other values, beyond its own token: `ALD.PHYS R2, a[R6], R0` reads
+/// an attribute at a physical address in `R6`, `ALD R2, a[0x20], R0` (base
+/// `RZ`) at an offset of the attribute space, and then the offset bits are a
+/// field, where with any other base nvdisasm rejects them unless zero. Such an
+/// `RZ` is up to 8 flips from the seeds, so no single flip finds it; for each
+/// register field of the seed of each form of `keys`, the word with that
+/// field all ones is probed. Each seed comes with the form's key and the fixed
+/// bits the new form inherits (the field's, and those of `inherit` for the
+/// form): as `key`, `word`, `fixed` and the branch-target operands.
+fn rz_splits(
+    l: &mut Learner,
+    works: &BTreeMap<(u64, u64), Work>,
+    keys: &[(u64, u64)],
+    change: RzChange,
+    inherit: impl Fn(&Work) -> u64,
+) -> Result<Vec<RzSeed>, OracleError> {
+    // Each seed with the index of the register's token.
+    let mut probes: Vec<(RzSeed, usize)> = Vec::new();
+    for key in keys {
+        let w = &works[key];
+        let Ok(t) = l.canon(w.seed, &w.pcrel) else {
+            continue;
+        };
+        for (low, tok) in register_fields(l, w.seed, w.mask, &w.pcrel, &t) {
+            let field = 0xffu64 << low;
+            let word = w.seed | field;
+            // The case of a form split off for RZ already is that form's.
+            let known = !w.rz_split && works.iter().any(|(k, x)| x.rz_split && word & k.0 == k.1);
+            if w.seed & field != field && !known {
+                let seed = RzSeed {
+                    key: *key,
+                    word,
+                    fixed: inherit(w) | field,
+                    pcrel: w.pcrel.clone(),
+                };
+                probes.push((seed, tok));
+            }
+        }
+    }
+    l.fetch(probes.iter().map(|p| p.0.word))?;
+    let mut out = Vec::new();
+    for (seed, tok) in probes {
+        let w = &works[&seed.key];
+        let (Ok(t), Ok(tz)) = (l.canon(w.seed, &w.pcrel), l.canon(seed.word, &w.pcrel)) else {
+            continue;
+        };
+        let split = match change {
+            RzChange::Modifiers => {
+                same_form(&signature(&tz), &w.sig) && mnemonic(&tz).0 != mnemonic(&t).0
+            }
+            RzChange::Text => {
+                let mut expect = tokens(&t);
+                expect[tok] = "RZ";
+                mnemonic(&tz).1 == mnemonic(&t).1 && tokens(&tz) != expect
+            }
+        };
+        if split {
+            out.push(seed);
+        }
+    }
+    Ok(out)
+}
+
+/// A seed from [`rz_splits`].
+struct RzSeed {
+    /// The form whose seed it came from.
+    key: (u64, u64),
+    word: u64,
+    /// The bits the new form keeps fixed.
+    fixed: u64,
+    pcrel: Vec<usize>,
+}
+
 /// Fills the decorations a sampled group never showed. A group wider than
 /// [`MAX_ENUM_BITS`] is learned from a sample of its values, so some values of
 /// its decoration bits may never have been seen (TEX's third register, whose
@@ -786,7 +1020,8 @@ fn complete_decorations(
                 let d = gather(scatter(plan.base, bits, v), &g.deco_bits) as usize;
                 sampled[d] = true;
             }
-            let other = plan.base ^ (g.value_bits.iter().fold(0u64, |a, &b| a | 1 << b) & 0x5555_5555_5555_5555);
+            let other = plan.base
+                ^ (g.value_bits.iter().fold(0u64, |a, &b| a | 1 << b) & 0x5555_5555_5555_5555);
             for (d, seen) in sampled.iter().enumerate() {
                 if !seen {
                     let w0 = scatter(plan.base, &g.deco_bits, d as u64);
@@ -807,6 +1042,10 @@ fn complete_decorations(
                 ok = false;
                 break;
             };
+            if !forms[i].rz_split && l.rz_form(w).is_some() {
+                ok = false; // another form's: decoded before this one
+                break;
+            }
             let mut probe = forms[i].clone();
             probe.groups[gi].table[d] = Some(("\u{1}".into(), "\u{2}".into()));
             let Some(ours) = print_learned(&probe, w) else {
@@ -818,11 +1057,7 @@ fn complete_decorations(
                 break;
             };
             let (a, v, b) = (&ours[..p1], &ours[p1 + 1..p2], &ours[p2 + 1..]);
-            if v.is_empty()
-                || t.len() < a.len() + b.len()
-                || !t.starts_with(a)
-                || !t.ends_with(b)
-            {
+            if v.is_empty() || t.len() < a.len() + b.len() || !t.starts_with(a) || !t.ends_with(b) {
                 ok = false;
                 break;
             }
@@ -855,25 +1090,29 @@ fn complete_decorations(
 /// whose ignored bits 23 and 24 are clear).
 fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
     let sweep: HashSet<u64> = super::sweep_seeds().into_iter().collect();
-    let mut by_key: HashMap<(u64, u64), usize> = HashMap::new();
+    let mut by_key: HashMap<(bool, u64, u64), usize> = HashMap::new();
     // Only the forms the table will hold: the decoder never sees the others.
     for (i, f) in forms.iter().enumerate() {
         if f.problem.is_none() {
-            by_key.entry((f.mask, f.bits)).or_insert(i);
+            by_key.entry((f.rz_split, f.mask, f.bits)).or_insert(i);
         }
     }
-    let mut masks: Vec<u64> = forms
+    // As the decoder tries them: those split off for RZ first.
+    let mut masks: Vec<(bool, u64)> = forms
         .iter()
         .filter(|f| f.problem.is_none())
-        .map(|f| f.mask)
+        .map(|f| (f.rz_split, f.mask))
         .collect();
-    masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
+    masks.sort_unstable_by_key(|&(rz, m)| (!rz, std::cmp::Reverse(m.count_ones()), m));
     masks.dedup();
     // Per form: the counts of ptxas's seeds and of the sweep's.
     let mut counts = vec![[(0u32, [0u32; 64]); 2]; forms.len()];
     for &s in seeds {
         // The form the decoder would pick: most specific mask first.
-        let Some(i) = masks.iter().find_map(|&m| by_key.get(&(m, s & m)).copied()) else {
+        let Some(i) = masks
+            .iter()
+            .find_map(|&(rz, m)| by_key.get(&(rz, m, s & m)).copied())
+        else {
             continue;
         };
         let c = &mut counts[i][sweep.contains(&s) as usize];
@@ -1331,8 +1570,9 @@ fn widen(l: &Learner, w: &Work, plan: &mut Plan) -> bool {
                 continue;
             };
             // A value that makes another instruction (ATOM with destination RZ
-            // is RED) belongs to that instruction's form, not this one.
-            if !same_form(&signature(&t), &w.sig) {
+            // is RED) belongs to that instruction's form, not this one; so does
+            // one that makes the form split off for a register at RZ.
+            if !same_form(&signature(&t), &w.sig) || l.claimed(w, word) {
                 continue;
             }
             let tt = tokens(&t);
@@ -1376,6 +1616,7 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         ignored: plan.ignored,
         fill: 0,
         seen: 0,
+        rz_split: w.rz_split,
         seed: w.seed,
         checked: 0,
         agreed: 0,
@@ -1423,6 +1664,9 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         let mut bad = None;
         for v in plan.values(bits) {
             let word = scatter(plan.base, bits, v);
+            if l.claimed(w, word) {
+                continue; // another form's: decoded before this one
+            }
             let texts = match l.canon(word, &pcrel) {
                 Err(_) => None,
                 Ok(t) if !same_form(&signature(&t), &w.sig) => None,

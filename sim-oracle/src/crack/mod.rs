@@ -8,6 +8,11 @@
 //! 1. A bit whose flip changes the base mnemonic or the kinds of the operands, or
 //!    makes nvdisasm reject the word as an unknown operation, is an *opcode* bit.
 //!    The opcode bits and their values identify a [`Form`](sim_isa::table::Form).
+//!    A register field whose value `RZ` prints other modifiers (`ALD.PHYS R2,
+//!    a[R6], R0` but `ALD R2, a[0x20], R0`) is 8 flips from any seed: each form's
+//!    register fields are probed at `RZ`, and such a case becomes a form of its
+//!    own with the field fixed, which the decoder tries first
+//!    ([`Form::rz_split`](sim_isa::table::Form::rz_split)).
 //! 2. Every other bit changes one stretch of tokens of the text. Bits whose
 //!    stretches overlap in every random variant of the form print together: they
 //!    form a *group*, a hole in the form's text template.
