@@ -386,6 +386,25 @@ pub(crate) mod tests {
         assert!(decode(0x7ec0000000800002).is_err());
     }
 
+    /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): a barrier's thread
+    /// count is optional for `BAR.SYNC` (nothing at zero) but printed at zero
+    /// for `BAR.ARV`.
+    const RECORDED_BAR: [(u64, &str); 4] = [
+        (0x85405c08001c2002, "BAR.ARV R8, 0x0;"),
+        (0x85405c08029c2002, "BAR.ARV R8, 0x5;"),
+        (0x85405c00001c2002, "BAR.SYNC R8;"),
+        (0x85405c00029c2002, "BAR.SYNC R8, 0x5;"),
+    ];
+
+    #[test]
+    fn an_optional_operand_prints_its_zero_where_nvdisasm_does() {
+        for (w, text) in RECORDED_BAR {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+    }
+
     #[test]
     fn a_field_printed_twice_is_a_field_each_time() {
         use render::Value;

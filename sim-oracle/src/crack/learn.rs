@@ -845,6 +845,7 @@ pub fn crack(
         }
     }
     complete_decorations(&mut l, &keys, &plans, &mut forms, &mut log)?;
+    split_optional_zeros(&mut l, &works, &keys, &plans, &mut forms, &mut log)?;
     fill_from_seeds(&mut forms, &seeds);
     l.save();
     log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
@@ -1079,6 +1080,165 @@ fn complete_decorations(
         }
     }
     log(&format!("{filled} decorations never sampled filled in"));
+    Ok(())
+}
+
+/// An optional operand that prints nothing at zero (`BAR.SYNC 0x0;` has no
+/// thread count) was learned at the plan's base word, every other group at its
+/// base value. Another group's decoration may make nvdisasm print the zero all
+/// the same (`BAR.ARV R8, 0x0;`): each such group's zero is probed under every
+/// decoration of every other group, and where nvdisasm prints other than the
+/// form, a form with that decoration's bits fixed is split off (the decoder
+/// tries the more specific mask first), in which the group is learned again
+/// from its values under that decoration.
+fn split_optional_zeros(
+    l: &mut Learner,
+    works: &BTreeMap<(u64, u64), Work>,
+    keys: &[(u64, u64)],
+    plans: &[Plan],
+    forms: &mut Vec<LearnedForm>,
+    log: &mut impl FnMut(&str),
+) -> Result<(), OracleError> {
+    // (form, group printing nothing at zero, other group, its decoration, word)
+    let mut todo: Vec<(usize, usize, usize, usize, u64)> = Vec::new();
+    for (i, f) in forms.iter().enumerate() {
+        if f.problem.is_some() || i >= keys.len() {
+            continue;
+        }
+        let base = plans[i].base;
+        for (gi, g) in f.groups.iter().enumerate() {
+            let mut s = String::new();
+            if g.value_bits.is_empty()
+                || !g.again.is_empty()
+                || !render::render(&mut s, g.fmt, 0, g.value_bits.len() as u32, 0)
+                || !s.is_empty()
+            {
+                continue;
+            }
+            let zero = scatter(base, &g.value_bits, 0);
+            for (hi, h) in f.groups.iter().enumerate() {
+                if hi == gi || h.deco_bits.is_empty() {
+                    continue;
+                }
+                for (d, e) in h.table.iter().enumerate() {
+                    if e.is_some() {
+                        todo.push((i, gi, hi, d, scatter(zero, &h.deco_bits, d as u64)));
+                    }
+                }
+            }
+        }
+    }
+    l.fetch(todo.iter().map(|t| t.4))?;
+    let mut found: Vec<(usize, usize, usize, usize, u64)> = Vec::new();
+    for &(i, gi, hi, d, word) in &todo {
+        let w = &works[&keys[i]];
+        let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
+        let Ok(t) = l.canon(word, &pcrel) else {
+            continue;
+        };
+        if l.claimed(w, word) || !same_form(&signature(&t), &w.sig) {
+            continue;
+        }
+        if print_learned(&forms[i], word).as_ref() != Some(&t) {
+            found.push((i, gi, hi, d, word));
+        }
+    }
+    // The group's values under the decoration.
+    let mut words: Vec<u64> = Vec::new();
+    for &(i, gi, _, _, word) in &found {
+        if let Some((bits, _)) = plans[i].groups.get(gi) {
+            words.extend(
+                plans[i]
+                    .values(bits)
+                    .into_iter()
+                    .map(|v| scatter(word, bits, v)),
+            );
+        }
+    }
+    l.fetch(words)?;
+    let mut split = 0usize;
+    for (i, gi, hi, d, word) in found {
+        let f = &forms[i];
+        let w = &works[&keys[i]];
+        let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
+        let Some((bits, _)) = plans[i].groups.get(gi) else {
+            continue;
+        };
+        let g = &f.groups[gi];
+        let mut all: Vec<u8> = g.deco_bits.iter().chain(&g.value_bits).copied().collect();
+        all.sort_unstable();
+        let mut sorted = bits.clone();
+        sorted.sort_unstable();
+        if all != sorted {
+            continue;
+        }
+        // The text around the group's hole, as the form prints it.
+        let Some((ours, spans)) = print_learned_spans(f, word) else {
+            continue;
+        };
+        let Some(&(_, a, b)) = spans.iter().find(|s| s.0 == gi) else {
+            continue;
+        };
+        let (prefix, suffix) = (&ours[..a], &ours[b..]);
+        let mut holes: Vec<(u64, Option<String>)> = Vec::new();
+        let mut texts: Vec<(u64, String)> = Vec::new();
+        let mut fits = true;
+        for v in plans[i].values(bits) {
+            let x = scatter(word, bits, v);
+            let hole = match l.canon(x, &pcrel) {
+                Ok(t) if !l.claimed(w, x) && same_form(&signature(&t), &w.sig) => {
+                    if t.len() < prefix.len() + suffix.len()
+                        || !t.starts_with(prefix)
+                        || !t.ends_with(suffix)
+                    {
+                        fits = false;
+                        break;
+                    }
+                    let h = t[prefix.len()..t.len() - suffix.len()].to_string();
+                    texts.push((x, t));
+                    Some(h)
+                }
+                _ => None,
+            };
+            holes.push((v, hole));
+        }
+        if !fits {
+            continue;
+        }
+        let Some(ng) = explain_group(bits, &holes, 0) else {
+            continue;
+        };
+        let h = &f.groups[hi];
+        let hm = h.deco_bits.iter().fold(0u64, |m, &p| m | 1 << p);
+        let mut nf = f.clone();
+        nf.mask |= hm;
+        nf.bits = (nf.bits & !hm) | (word & hm);
+        nf.groups[gi] = ng;
+        nf.seed = word;
+        nf.mismatch = None;
+        nf.checked = texts.len();
+        nf.agreed = texts
+            .iter()
+            .filter(|(x, t)| print_learned(&nf, *x).as_ref() == Some(t))
+            .count();
+        if nf.agreed != nf.checked || forms.iter().any(|o| o.mask == nf.mask && o.bits == nf.bits) {
+            continue;
+        }
+        log(&format!(
+            "{:#018x}: group {gi} prints its zero where group {hi} is {d:#x}: {}",
+            word,
+            texts
+                .iter()
+                .find(|(x, _)| *x == word)
+                .map(|x| x.1.as_str())
+                .unwrap_or("")
+        ));
+        forms.push(nf);
+        split += 1;
+    }
+    log(&format!(
+        "{split} forms split off where an optional operand prints its zero"
+    ));
     Ok(())
 }
 

@@ -19,7 +19,11 @@
 //! 3. Each group is enumerated (all values when it has at most
 //!    [`MAX_ENUM_BITS`] bits; otherwise a sample) and its texts explained as a
 //!    decoration table around a numeric value in one of the known formats
-//!    (register, predicate, hex, float, branch target).
+//!    (register, predicate, hex, float, branch target). An operand learned as
+//!    printing nothing at zero is probed at zero under every decoration of the
+//!    form's other groups; where nvdisasm prints the zero all the same
+//!    (`BAR.ARV R8, 0x0;` but `BAR.SYNC R8;`), a form with that decoration
+//!    fixed is split off and the operand learned again in it.
 //! 4. Random words of the form are disassembled and compared with what the learned
 //!    form prints; the agreement is reported.
 //!
