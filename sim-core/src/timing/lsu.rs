@@ -78,7 +78,11 @@ fn general(
     let mut words = [0u32; 128];
     let mut n = 0;
     let mut prev = u64::MAX;
-    let shift = if bb.is_power_of_two() { bb.trailing_zeros() } else { 64 };
+    let shift = if bb.is_power_of_two() {
+        bb.trailing_zeros()
+    } else {
+        64
+    };
     let mut lanes_left = mask & (u32::MAX >> (32 - lanes));
     while lanes_left != 0 {
         let l = lanes_left.trailing_zeros() as usize;
