@@ -747,7 +747,8 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let c = fsrc(&read(w, &s[2], env)?, &s[2]);
             let mut d = [0u32; 32];
             if rnd == Rnd::Rn && !ftz && !sat {
-                fp::ffma_rn_row(&a, &b, &c, &mut d);
+                let bits = |x: [f32; 32]| x.map(f32::to_bits);
+                fp::ffma_rn_bits(&bits(a), &bits(b), &bits(c), &mut d);
             } else {
                 for l in 0..32 {
                     d[l] = fp::ffma(a[l], b[l], c[l], rnd, ftz, sat);
@@ -2019,24 +2020,19 @@ fn region<'e>(
         // In 32 bits: shared memory is far smaller than 2^31 bytes.
         let limit = len.saturating_sub(size as u64).min(i32::MAX as u64) as u32;
         let (mut high, mut any, mut past) = (0u32, 0u32, 0u32);
+        let mut take = |l: usize| {
+            let a = addr[l];
+            high |= (a >> 32) as u32;
+            let a = a as u32;
+            any |= a;
+            past |= limit.wrapping_sub(a);
+            off[l] = a;
+        };
+        // A full warp in a plain loop (the compiler unrolls it), else lane by lane.
         if m == u32::MAX {
-            for l in 0..32 {
-                let a = addr[l];
-                high |= (a >> 32) as u32;
-                let a = a as u32;
-                any |= a;
-                past |= limit.wrapping_sub(a);
-                off[l] = a;
-            }
+            (0..32).for_each(&mut take);
         } else {
-            for l in Lanes(m) {
-                let a = addr[l];
-                high |= (a >> 32) as u32;
-                let a = a as u32;
-                any |= a;
-                past |= limit.wrapping_sub(a);
-                off[l] = a;
-            }
+            Lanes(m).for_each(&mut take);
         }
         let ok = len >= size as u64
             && high == 0

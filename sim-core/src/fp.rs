@@ -188,25 +188,9 @@ pub fn canon32(r: f32) -> u32 {
     }
 }
 
-/// FFMA over a warp's 32 lanes, round-to-nearest, no flush or saturation: the
-/// host's fused multiply-add instruction where it has one (detected at run
-/// time), else the library's correctly rounded `fmaf`.
-#[inline]
-pub fn ffma_rn_row(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], d: &mut [u32; 32]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU has FMA (checked just above).
-            unsafe { ffma_row_fma(a, b, c, d) };
-            return;
-        }
-    }
-    for l in 0..32 {
-        d[l] = canon32(a[l].mul_add(b[l], c[l]));
-    }
-}
-
-/// [`ffma_rn_row`] on the registers' bits.
+/// FFMA over a warp's 32 lanes (the registers' bits), round-to-nearest, no
+/// flush or saturation: the host's fused multiply-add instruction where it has
+/// one (detected at run time), else the library's correctly rounded `fmaf`.
 pub fn ffma_rn_bits(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 32]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -226,14 +210,6 @@ pub fn ffma_rn_bits(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 3
 unsafe fn ffma_bits_fma(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 32]) {
     for l in 0..32 {
         d[l] = canon32(f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l])));
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn ffma_row_fma(a: &[f32; 32], b: &[f32; 32], c: &[f32; 32], d: &mut [u32; 32]) {
-    for l in 0..32 {
-        d[l] = canon32(a[l].mul_add(b[l], c[l]));
     }
 }
 
