@@ -405,6 +405,39 @@ pub(crate) mod tests {
         }
     }
 
+    /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): TXQ's query prints
+    /// as a number or a name, by value (0 is invalid with these bits); FCCO's
+    /// last register vanishes, comma and all, at `RZ`.
+    const RECORDED_NAMES_AND_VANISHING: [(u64, &str); 5] = [
+        (
+            0x7d600040051ffc02,
+            "TXQ.B R0, RZ, TEX_HEADER_TEXTURE_TYPE, 0x0, 0x0;",
+        ),
+        (0x7d6000400d1ffc02, "TXQ.B R0, RZ, 3, 0x0, 0x0;"),
+        (
+            0x7d600040211ffc02,
+            "TXQ.B R0, RZ, TEX_SAMPLER_FILTER, 0x0, 0x0;",
+        ),
+        (
+            0xb48bfefc00202021,
+            "@!P0 FCCO.SP P1, R8, 1.84467440737095516160e+19;",
+        ),
+        (
+            0xb48bf8fc00202021,
+            "@!P0 FCCO.SP P1, R8, 5.42101086242752217e-20, R254;",
+        ),
+    ];
+
+    #[test]
+    fn named_values_and_operands_vanishing_at_rz_print_as_nvdisasm_prints_them() {
+        for (w, text) in RECORDED_NAMES_AND_VANISHING {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+        assert!(decode(0x7d600040011ffc02).is_err());
+    }
+
     #[test]
     fn a_field_printed_twice_is_a_field_each_time() {
         use render::Value;

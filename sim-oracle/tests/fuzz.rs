@@ -8,6 +8,8 @@
 //!
 //! The goal is 100%, and the crack reaches it: the test fails on any
 //! disagreement (`FLOOR_PPM`) and prints the figures. Needs the tools.
+//! `KEPLERSIM_FUZZ_SEED=0x...` draws another million words (the seed must not
+//! be zero); `KEPLERSIM_FUZZ_DUMP=path` writes every disagreement there.
 
 use std::collections::BTreeMap;
 
@@ -41,7 +43,14 @@ fn corpus_words() -> Vec<u64> {
 fn mutated_words_decode_as_nvdisasm_decodes_them() {
     let tools = Tools::locate().unwrap_or_else(|e| panic!("{e}"));
     let base = corpus_words();
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let seed = std::env::var("KEPLERSIM_FUZZ_SEED").map_or(0x2545_f491_4f6c_dd1d, |s| {
+        u64::from_str_radix(s.trim_start_matches("0x").replace('_', "").as_str(), 16)
+            .ok()
+            .filter(|&x| x != 0)
+            .unwrap_or_else(|| panic!("KEPLERSIM_FUZZ_SEED={s}: not a nonzero hexadecimal seed"))
+    });
+    eprintln!("fuzz seed {seed:#x}");
+    let mut rng = Rng(seed);
     let words: Vec<u64> = (0..WORDS)
         .map(|_| {
             let mut w = base[(rng.next() % base.len() as u64) as usize];

@@ -401,6 +401,17 @@ pub fn crack(
             for x in splits {
                 pending.push((x.word, x.fixed, x.pcrel, true));
             }
+            // An operand that vanishes at RZ (FCCO's last register: `FCCO.SP
+            // P1, R8, R3, 0x1` and `FCCO.SP P1, R8, 0x1`) is a layout of its
+            // own: a form with the parent's fixed bits and the field's.
+            let vanish = rz_splits(&mut l, &works, &keys, RzChange::Vanishes, |w| w.mask)?;
+            log(&format!(
+                "{} register fields whose operand vanishes at RZ seed forms",
+                vanish.len()
+            ));
+            for x in vanish {
+                pending.push((x.word, x.fixed, x.pcrel, false));
+            }
         }
         for round in 0..8 {
             l.fetch(
@@ -906,6 +917,9 @@ enum RzChange {
     /// the modifiers, or the layout (`ALD R2, a[0x1];` when the vertex
     /// register is RZ).
     Text,
+    /// The register's operand vanishes with its separator, the rest of the
+    /// text the same.
+    Vanishes,
 }
 
 /// Seeds for the forms in which a register field at `RZ` prints differently
@@ -963,6 +977,15 @@ fn rz_splits(
                 let mut expect = tokens(&t);
                 expect[tok] = "RZ";
                 mnemonic(&tz).1 == mnemonic(&t).1 && tokens(&tz) != expect
+            }
+            RzChange::Vanishes => {
+                let (xt, zt) = (tokens(&t), tokens(&tz));
+                let sep = [",", " "];
+                let without = |a: usize, b: usize| -> Vec<&str> {
+                    xt[..a].iter().chain(&xt[b..]).copied().collect()
+                };
+                (tok >= 2 && xt[tok - 2..tok] == sep && zt == without(tok - 2, tok + 1))
+                    || (xt.get(tok + 1..tok + 3) == Some(&sep[..]) && zt == without(tok, tok + 3))
             }
         };
         if split {
@@ -1821,6 +1844,11 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         }
         // Hole texts for each sampled value, one per print.
         let mut holes: Vec<Vec<(u64, Option<String>)>> = vec![Vec::new(); spans.len()];
+        // Values whose operand kinds differ from the form's but whose text
+        // differs only inside the group's hole (TXQ's query, a number or a name:
+        // `TXQ.B R0, RZ, 3, 0x0, 0x0` and `TXQ.B R0, RZ, TEX_HEADER_TEXTURE_TYPE,
+        // 0x0, 0x0`): a plain table of the group takes their texts.
+        let mut other_kinds: Vec<(u64, String)> = Vec::new();
         let mut bad = None;
         for v in plan.values(bits) {
             let word = scatter(plan.base, bits, v);
@@ -1829,7 +1857,14 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             }
             let texts = match l.canon(word, &pcrel) {
                 Err(_) => None,
-                Ok(t) if !same_form(&signature(&t), &w.sig) => None,
+                Ok(t) if !same_form(&signature(&t), &w.sig) => {
+                    if let Some(mut x) = split_holes(toks, spans, &t) {
+                        if x.len() == 1 && mnemonic(&t).1 == mnemonic(&toks.concat()).1 {
+                            other_kinds.push((v, x.remove(0)));
+                        }
+                    }
+                    None
+                }
                 Ok(t) => {
                     let texts = split_holes(toks, spans, &t);
                     if texts.is_none() {
@@ -1855,7 +1890,17 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
             Some(g)
         });
         match explained {
-            Some(g) => form.groups.push(g),
+            Some(mut g) => {
+                if g.value_bits.is_empty() && g.again.is_empty() && g.deco_bits == *bits {
+                    for (v, t) in other_kinds {
+                        let e = &mut g.table[v as usize];
+                        if e.is_none() && !t.is_empty() {
+                            *e = Some((t, String::new()));
+                        }
+                    }
+                }
+                form.groups.push(g)
+            }
             None => {
                 if form.problem.is_none() {
                     form.problem = Some(format!("group {gi} (bits {bits:?}) fits no format"));

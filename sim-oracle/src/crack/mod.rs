@@ -12,14 +12,21 @@
 //!    a[R6], R0` but `ALD R2, a[0x20], R0`) is 8 flips from any seed: each form's
 //!    register fields are probed at `RZ`, and such a case becomes a form of its
 //!    own with the field fixed, which the decoder tries first
-//!    ([`Form::rz_split`](sim_isa::table::Form::rz_split)).
+//!    ([`Form::rz_split`](sim_isa::table::Form::rz_split)). A register whose
+//!    operand vanishes at `RZ`, separator and all (`FCCO.SP P1, R8, 0x1, R3`
+//!    but `FCCO.SP P1, R8, 0x1`), seeds a form with the parent's fixed bits and
+//!    the field's, which the decoder tries first for having more fixed bits.
 //! 2. Every other bit changes one stretch of tokens of the text. Bits whose
 //!    stretches overlap in every random variant of the form print together: they
 //!    form a *group*, a hole in the form's text template.
 //! 3. Each group is enumerated (all values when it has at most
 //!    [`MAX_ENUM_BITS`] bits; otherwise a sample) and its texts explained as a
 //!    decoration table around a numeric value in one of the known formats
-//!    (register, predicate, hex, float, branch target). An operand learned as
+//!    (register, predicate, hex, float, branch target), or, for a group of
+//!    enumerated values that fits no format, a plain table of texts, names
+//!    included where the operand prints a number for some values and a name
+//!    for others (`TXQ.B R0, RZ, 3, ...` and `TXQ.B R0, RZ,
+//!    TEX_HEADER_TEXTURE_TYPE, ...`). An operand learned as
 //!    printing nothing at zero is probed at zero under every decoration of the
 //!    form's other groups; where nvdisasm prints the zero all the same
 //!    (`BAR.ARV R8, 0x0;` but `BAR.SYNC R8;`), a form with that decoration
