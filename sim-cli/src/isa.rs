@@ -25,6 +25,13 @@ pub enum IsaCmd {
         #[arg(long)]
         problems: bool,
     },
+    /// Regenerate the PTX corpus and its harvest of (word, text) pairs with ptxas
+    /// and nvdisasm (the crack's seeds).
+    Corpus {
+        /// Output folder (default: traces/isa-corpus).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Decode instruction words: one line each, the text (as at --addr) or why not.
     Decode {
         /// 64-bit words in hex (`0x4c00000000001c12`).
@@ -83,6 +90,21 @@ pub fn run(cmd: IsaCmd) -> Result<()> {
             if failed > 0 {
                 anyhow::bail!("{failed} of {} texts do not encode", texts.len());
             }
+            Ok(())
+        }
+        IsaCmd::Corpus { out } => {
+            let tools = Tools::locate()?;
+            let out = out.unwrap_or_else(sim_oracle::corpus::default_dir);
+            let t0 = std::time::Instant::now();
+            let c = sim_oracle::corpus::regenerate(&tools, &out)
+                .with_context(|| format!("regenerating the corpus in {}", out.display()))?;
+            println!(
+                "{} distinct instruction words from {} PTX samples written to {} ({:.1}s)",
+                c.entries.len(),
+                sim_oracle::corpus::generate().len(),
+                sim_oracle::corpus::corpus_path(&out).display(),
+                t0.elapsed().as_secs_f64()
+            );
             Ok(())
         }
         IsaCmd::Crack {
