@@ -245,6 +245,30 @@ fn int_in(x: u32, o: &Operand) -> u32 {
     }
 }
 
+/// [`cmp_int`] of every lane, as a lane mask: one comparison a lane over the
+/// whole warp (the compiler vectorizes each loop), signed values compared
+/// unsigned with their sign bits flipped.
+#[inline]
+fn cmp_int_lanes(a: &R, b: &R, cmp: Cmp, signed: bool) -> u32 {
+    let bias = if signed { 0x8000_0000u32 } else { 0 };
+    let mask = |f: fn(u32, u32) -> bool| -> u32 {
+        let mut m = 0u32;
+        for l in 0..32 {
+            m |= (f(a[l] ^ bias, b[l] ^ bias) as u32) << l;
+        }
+        m
+    };
+    match cmp {
+        Cmp::Lt | Cmp::Ltu => mask(|x, y| x < y),
+        Cmp::Eq | Cmp::Equ => mask(|x, y| x == y),
+        Cmp::Le | Cmp::Leu => mask(|x, y| x <= y),
+        Cmp::Gt | Cmp::Gtu => mask(|x, y| x > y),
+        Cmp::Ne | Cmp::Neu => mask(|x, y| x != y),
+        Cmp::Ge | Cmp::Geu => mask(|x, y| x >= y),
+        _ => lane_mask(|l| cmp_int(a[l], b[l], cmp, signed)),
+    }
+}
+
 fn cmp_int(a: u32, b: u32, cmp: Cmp, signed: bool) -> bool {
     let ord = if signed {
         (a as i32).cmp(&(b as i32))
@@ -502,8 +526,15 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             bop: bo,
         } => {
             let a = read(w, &s[0], env)?;
-            let b = read(w, &s[1], env)?;
-            let t = lane_mask(|l| icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l));
+            let mut b = read(w, &s[1], env)?;
+            let t = if x {
+                lane_mask(|l| icompare(a[l], int_in(b[l], &s[1]), cmp, signed, x, w, l))
+            } else {
+                if s[1].not || s[1].neg {
+                    b.iter_mut().for_each(|v| *v = int_in(*v, &s[1]));
+                }
+                cmp_int_lanes(&a, &b, cmp, signed)
+            };
             write_setp(w, op, m, t, pmask(w, &s[2]), bo);
         }
         Kind::ISet {
@@ -1231,9 +1262,13 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_pred(op.d1, if r { u32::MAX } else { 0 }, m);
         }
         Kind::Ld { space, w: width } => {
-            let addr = match env.pre {
-                Some(a) => *a,
-                None => addresses(w, op, space, env)?,
+            let own;
+            let addr: &[u64; 32] = match env.pre {
+                Some(a) => a,
+                None => {
+                    own = addresses(w, op, space, env)?;
+                    &own
+                }
             };
             let n = width.regs() as usize;
             let size = width.bytes();
@@ -1254,7 +1289,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                     row[l] = word(k + 1);
                 }
             };
-            if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
+            if let Some((mem, off)) = region(env, space, w.id, addr, m, size) {
                 if size >= 4 {
                     // Whole words: straight into the rows.
                     for l in Lanes(m) {
@@ -1289,9 +1324,13 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::St { space, w: width } => {
-            let addr = match env.pre {
-                Some(a) => *a,
-                None => addresses(w, op, space, env)?,
+            let own;
+            let addr: &[u64; 32] = match env.pre {
+                Some(a) => a,
+                None => {
+                    own = addresses(w, op, space, env)?;
+                    &own
+                }
             };
             let n = width.regs() as usize;
             let size = width.bytes();
@@ -1310,7 +1349,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 }
                 buf
             };
-            if let Some((mem, off)) = region(env, space, w.id, &addr, m, size) {
+            if let Some((mem, off)) = region(env, space, w.id, addr, m, size) {
                 for l in Lanes(m) {
                     copy_n(&mut mem[off[l] as usize..], &bytes(l), size);
                 }
