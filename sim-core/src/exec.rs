@@ -311,7 +311,40 @@ fn set_cc(w: &mut Warp, mask: u32, c: u32, z: u32, s: u32, o: u32) {
 
 /// Runs `op` (at `w.pc`) for warp `w`. On return `w.pc` is the next slot to run
 /// and `w.state` says whether the warp waits at a barrier or is done.
+///
+/// The commonest instruction of the kernels keplersim is for, an FFMA of three
+/// registers, runs here, in a small frame; everything else in
+/// [`exec_general`], whose frame holds every instruction's temporaries.
+#[inline]
 pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
+    if let Kind::FFma {
+        ftz: false,
+        sat: false,
+        rnd: Rnd::Rn,
+    } = op.kind
+    {
+        let s = &op.src;
+        if let (Src::Reg(a), Src::Reg(b), Src::Reg(c)) = (s[0].src, s[1].src, s[2].src) {
+            if !op.sync && w.active != 0 && plain_reg(&s[0]) && plain_reg(&s[1]) && plain_reg(&s[2])
+            {
+                // As `exec_general` runs it (no `.S`, so no lane leaves).
+                let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
+                let m = w.active & guard;
+                w.pc = next_slot(w.pc);
+                w.executed += 1;
+                let mut d = [0u32; 32];
+                fp::ffma_rn_bits(w.row(a), w.row(b), w.row(c), &mut d);
+                w.set_reg(op.d0, &d, m);
+                return Ok(());
+            }
+        }
+    }
+    exec_general(op, w, env)
+}
+
+/// [`exec`] of every instruction.
+#[inline(never)]
+fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
     let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
     let m = w.active & guard;
     let pc = w.pc;

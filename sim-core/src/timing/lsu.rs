@@ -24,14 +24,24 @@ pub fn shared_transactions(
     // addresses; or each half-warp at its own address.
     if mask == u32::MAX {
         const M: u64 = 0x00ff_ffff;
-        let repeat = addrs[16..] == addrs[..16];
-        let n = if repeat { 16 } else { 32 };
         let a0 = addrs[0] & M;
         let d = (addrs[1] & M).wrapping_sub(a0);
-        let affine = addrs[..n]
-            .iter()
-            .enumerate()
-            .all(|(l, &a)| (a & M) == a0.wrapping_add(d.wrapping_mul(l as u64)));
+        // Branch-free passes over the lanes (the compiler vectorizes them):
+        // how far each half is from the line through lanes 0 and 1, and
+        // whether the upper half repeats the lower. In 32 bits: the 24-bit
+        // addresses and `a0 + d * l` (|d| < 2^24, l < 32) never reach 2^31, so
+        // equality modulo 2^32 is equality.
+        let (a0w, dw) = (a0 as u32, d as u32);
+        let (mut off_lo, mut off_hi, mut rep) = (0u32, 0u32, 0u64);
+        for l in 0..16u32 {
+            let i = l as usize;
+            off_lo |= (addrs[i] as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l));
+            off_hi |= (addrs[i + 16] as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l + 16));
+            rep |= addrs[i + 16] ^ addrs[i];
+        }
+        let repeat = rep == 0;
+        let n = if repeat { 16 } else { 32 };
+        let affine = off_lo == 0 && (repeat || off_hi == 0);
         if affine && (d == 0 || (d == size as u64 && a0.is_multiple_of(bb.max(size as u64)))) {
             let distinct = if d == 0 {
                 chunks
@@ -42,29 +52,52 @@ pub fn shared_transactions(
             let tb = transaction_bytes.max(1) as u64;
             return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
         }
-        if affine && d >= size as u64 && d < M && d.is_multiple_of(bb) && a0.is_multiple_of(bb) {
+        // Each lane's words: the same count for every lane when the stride is
+        // whole bank words.
+        let per_lane = (a0 % bb + size.max(1) as u64 - 1) / bb + 1;
+        if affine && d < M && d.is_multiple_of(bb) && d / bb >= per_lane {
             // A stride of whole bank words at least the access apart (a
             // tiled kernel's `LDS.32 [R+tx*16]`): every word is distinct, so
             // the busiest bank's count is a histogram, without sorting.
             let mut per_bank = [0u8; 32];
             let (w0, dw) = (a0 / bb, d / bb);
             for l in 0..n as u64 {
-                for k in 0..chunks {
+                for k in 0..per_lane {
                     per_bank[((w0 + dw * l + k) % 32) as usize] += 1;
                 }
             }
             let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-            let distinct = n as u64 * chunks;
+            let distinct = n as u64 * per_lane;
             let tb = transaction_bytes.max(1) as u64;
             return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
         }
-        if !repeat && d == 0 {
+        if !repeat && d == 0 && off_lo == 0 {
             let a16 = addrs[16] & M;
-            let halves = addrs[..16].iter().all(|&a| a & M == a0)
-                && addrs[16..].iter().all(|&a| a & M == a16);
-            if halves {
-                // Two addresses: the count of lanes 0 and 16 alone.
-                return general(addrs, 1 | 1 << 16, size, bank_bytes, transaction_bytes);
+            let mut other = 0u64;
+            for &a in &addrs[16..] {
+                other |= (a & M) ^ a16;
+            }
+            if other == 0 {
+                // Two addresses (each half-warp broadcasting its own): the
+                // words of lanes 0 and 16 alone.
+                let (f0, f1) = (a0 / bb, a16 / bb);
+                let c0 = (a0 % bb + size.max(1) as u64 - 1) / bb + 1;
+                let c1 = (a16 % bb + size.max(1) as u64 - 1) / bb + 1;
+                let mut per_bank = [0u8; 32];
+                let mut distinct = c0;
+                for k in 0..c0 {
+                    per_bank[((f0 + k) % 32) as usize] += 1;
+                }
+                for k in 0..c1 {
+                    let x = f1 + k;
+                    if !(f0..f0 + c0).contains(&x) {
+                        per_bank[(x % 32) as usize] += 1;
+                        distinct += 1;
+                    }
+                }
+                let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
+                let tb = transaction_bytes.max(1) as u64;
+                return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
             }
         }
     }
@@ -253,6 +286,8 @@ mod tests {
                 let b = if repeat { base[0] } else { base[h] };
                 (b * size as u64) + stride * i
             });
+            // The bases are multiples of the access size only: an `LDS.32`
+            // may start 4 bytes into an 8-byte bank word.
             proptest::prop_assert_eq!(
                 shared_transactions(&a, u32::MAX, size, bb, 256),
                 by_definition(&a, u32::MAX, size, bb, 256)
