@@ -18,11 +18,23 @@ pub fn shared_transactions(
         return 0;
     }
     let bb = bank_bytes.max(1) as u64;
-    let chunks = (size as u64).div_ceil(bb).max(1);
     // The common cases without sorting: every lane (or every lane of a half-warp
     // the other half repeats) at one address, or at consecutive, aligned
     // addresses; or each half-warp at its own address.
-    if mask == u32::MAX {
+    // Bank words and accesses of powers of two (as every configuration has
+    // them): shifts and masks, no division.
+    if mask == u32::MAX && bb.is_power_of_two() && size.is_power_of_two() {
+        let sh = bb.trailing_zeros();
+        let low = bb - 1;
+        let chunks = ((size as u64 + low) >> sh).max(1);
+        let tb = transaction_bytes.max(1) as u64;
+        let per_tb = |bytes: u64| {
+            if tb.is_power_of_two() {
+                (bytes + tb - 1) >> tb.trailing_zeros()
+            } else {
+                bytes.div_ceil(tb)
+            }
+        };
         const M: u64 = 0x00ff_ffff;
         let a0 = addrs[0] & M;
         let d = (addrs[1] & M).wrapping_sub(a0);
@@ -42,25 +54,24 @@ pub fn shared_transactions(
         let repeat = rep == 0;
         let n = if repeat { 16 } else { 32 };
         let affine = off_lo == 0 && (repeat || off_hi == 0);
-        if affine && (d == 0 || (d == size as u64 && a0.is_multiple_of(bb.max(size as u64)))) {
+        if affine && (d == 0 || (d == size as u64 && a0 & (bb.max(size as u64) - 1) == 0)) {
             let distinct = if d == 0 {
                 chunks
             } else {
-                (n as u64 * size as u64).div_ceil(bb)
+                (n as u64 * size as u64 + low) >> sh
             };
             let degree = distinct.div_ceil(32);
-            let tb = transaction_bytes.max(1) as u64;
-            return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
+            return degree.max(per_tb(distinct * bb)).max(1) as u32;
         }
         // Each lane's words: the same count for every lane when the stride is
         // whole bank words.
-        let per_lane = (a0 % bb + size.max(1) as u64 - 1) / bb + 1;
-        if affine && d < M && d.is_multiple_of(bb) && d / bb >= per_lane {
+        let per_lane = (((a0 & low) + size as u64 - 1) >> sh) + 1;
+        if affine && d < M && d & low == 0 && d >> sh >= per_lane {
             // A stride of whole bank words at least the access apart (a
             // tiled kernel's `LDS.32 [R+tx*16]`): every word is distinct, so
             // the busiest bank's count is a histogram, without sorting.
             let mut per_bank = [0u8; 32];
-            let (w0, dw) = (a0 / bb, d / bb);
+            let (w0, dw) = (a0 >> sh, d >> sh);
             for l in 0..n as u64 {
                 for k in 0..per_lane {
                     per_bank[((w0 + dw * l + k) % 32) as usize] += 1;
@@ -68,8 +79,7 @@ pub fn shared_transactions(
             }
             let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
             let distinct = n as u64 * per_lane;
-            let tb = transaction_bytes.max(1) as u64;
-            return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
+            return degree.max(per_tb(distinct * bb)).max(1) as u32;
         }
         if !repeat && d == 0 && off_lo == 0 {
             let a16 = addrs[16] & M;
@@ -80,9 +90,9 @@ pub fn shared_transactions(
             if other == 0 {
                 // Two addresses (each half-warp broadcasting its own): the
                 // words of lanes 0 and 16 alone.
-                let (f0, f1) = (a0 / bb, a16 / bb);
-                let c0 = (a0 % bb + size.max(1) as u64 - 1) / bb + 1;
-                let c1 = (a16 % bb + size.max(1) as u64 - 1) / bb + 1;
+                let (f0, f1) = (a0 >> sh, a16 >> sh);
+                let c0 = (((a0 & low) + size as u64 - 1) >> sh) + 1;
+                let c1 = (((a16 & low) + size as u64 - 1) >> sh) + 1;
                 let mut per_bank = [0u8; 32];
                 let mut distinct = c0;
                 for k in 0..c0 {
@@ -96,8 +106,7 @@ pub fn shared_transactions(
                     }
                 }
                 let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-                let tb = transaction_bytes.max(1) as u64;
-                return degree.max((distinct * bb).div_ceil(tb)).max(1) as u32;
+                    return degree.max(per_tb(distinct * bb)).max(1) as u32;
             }
         }
     }
