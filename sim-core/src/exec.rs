@@ -1295,14 +1295,8 @@ fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             w.set_pred(op.d1, if r { u32::MAX } else { 0 }, m);
         }
         Kind::Ld { space, w: width } => {
-            let own;
-            let addr: &[u64; 32] = match env.pre {
-                Some(a) => a,
-                None => {
-                    own = addresses(w, op, space, env)?;
-                    &own
-                }
-            };
+            let mut own = [0u64; 32];
+            let addr = ld_st_addresses(env.pre, &mut own, w, op, space, env)?;
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
@@ -1357,14 +1351,8 @@ fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
         }
         Kind::St { space, w: width } => {
-            let own;
-            let addr: &[u64; 32] = match env.pre {
-                Some(a) => a,
-                None => {
-                    own = addresses(w, op, space, env)?;
-                    &own
-                }
-            };
+            let mut own = [0u64; 32];
+            let addr = ld_st_addresses(env.pre, &mut own, w, op, space, env)?;
             let n = width.regs() as usize;
             let size = width.bytes();
             let mut rows = [[0u32; 32]; 4];
@@ -2065,6 +2053,26 @@ pub(crate) fn addresses(
         }
     }
     Ok(out)
+}
+
+/// The lane addresses of an `LD`/`ST`: the timing model's (`pre`), or worked
+/// out into `own`.
+#[inline]
+fn ld_st_addresses<'x>(
+    pre: Option<&'x [u64; 32]>,
+    own: &'x mut [u64; 32],
+    w: &Warp,
+    op: &Op,
+    space: Space,
+    env: &Env,
+) -> Result<&'x [u64; 32], ExecError> {
+    match pre {
+        Some(a) => Ok(a),
+        None => {
+            *own = addresses(w, op, space, env)?;
+            Ok(own)
+        }
+    }
 }
 
 /// Where every active lane's access of `size` bytes lands, when all of them are

@@ -337,6 +337,16 @@ pub(crate) mod tests {
         }
     }
 
+    /// Each word prints as recorded at address 0x8, and its text encodes to a
+    /// word that prints the same.
+    fn prints_and_encodes_back(cases: &[(u64, &str)]) {
+        for &(w, text) in cases {
+            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
+            let back = crate::encode::assemble(text, 0x8).expect(text);
+            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
+        }
+    }
+
     /// Recorded from nvdisasm 11.8 (`-raw`, the fuzz test's mutated words):
     /// forms several flips away from any seed, each flip another instruction
     /// (the condition code of `NOP` and `BRK` is an opcode field, bindless
@@ -354,11 +364,7 @@ pub(crate) mod tests {
 
     #[test]
     fn forms_far_from_the_seeds_print_and_encode() {
-        for (w, text) in RECORDED_FAR {
-            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
-            let back = crate::encode::assemble(text, 0x8).expect(text);
-            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
-        }
+        prints_and_encodes_back(&RECORDED_FAR);
     }
 
     /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): attribute loads and
@@ -377,11 +383,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_base_register_at_rz_picks_the_form_split_off_for_it() {
-        for (w, text) in RECORDED_RZ {
-            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
-            let back = crate::encode::assemble(text, 0x8).expect(text);
-            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
-        }
+        prints_and_encodes_back(&RECORDED_RZ);
         // With another base, nvdisasm rejects a nonzero offset.
         assert!(decode(0x7ec0000000800002).is_err());
     }
@@ -398,11 +400,7 @@ pub(crate) mod tests {
 
     #[test]
     fn an_optional_operand_prints_its_zero_where_nvdisasm_does() {
-        for (w, text) in RECORDED_BAR {
-            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
-            let back = crate::encode::assemble(text, 0x8).expect(text);
-            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
-        }
+        prints_and_encodes_back(&RECORDED_BAR);
     }
 
     /// Recorded from nvdisasm 11.8 (`-raw`, address 0x8): TXQ's query prints
@@ -430,11 +428,7 @@ pub(crate) mod tests {
 
     #[test]
     fn named_values_and_operands_vanishing_at_rz_print_as_nvdisasm_prints_them() {
-        for (w, text) in RECORDED_NAMES_AND_VANISHING {
-            assert_eq!(disassemble(w, 0x8).as_deref(), Ok(text), "{w:#018x}");
-            let back = crate::encode::assemble(text, 0x8).expect(text);
-            assert_eq!(disassemble(back, 0x8).as_deref(), Ok(text), "{w:#018x}");
-        }
+        prints_and_encodes_back(&RECORDED_NAMES_AND_VANISHING);
         assert!(decode(0x7d600040011ffc02).is_err());
     }
 

@@ -106,7 +106,7 @@ pub fn shared_transactions(
                     }
                 }
                 let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-                    return degree.max(per_tb(distinct * bb)).max(1) as u32;
+                return degree.max(per_tb(distinct * bb)).max(1) as u32;
             }
         }
     }
