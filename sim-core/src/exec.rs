@@ -217,6 +217,12 @@ fn fsrc(x: &R, o: &Operand) -> [f32; 32] {
     out
 }
 
+/// The lanes `op`'s guard predicate (with its `!`) lets run.
+#[inline(always)]
+pub(crate) fn guard_mask(w: &Warp, op: &Op) -> u32 {
+    w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 }
+}
+
 /// A register source with no negation or absolute value.
 #[inline(always)]
 fn plain_reg(o: &Operand) -> bool {
@@ -328,8 +334,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             if !op.sync && w.active != 0 && plain_reg(&s[0]) && plain_reg(&s[1]) && plain_reg(&s[2])
             {
                 // As `exec_general` runs it (no `.S`, so no lane leaves).
-                let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
-                let m = w.active & guard;
+                let m = w.active & guard_mask(w, op);
                 w.pc = next_slot(w.pc);
                 w.executed += 1;
                 let mut d = [0u32; 32];
@@ -345,8 +350,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
 /// [`exec`] of every instruction.
 #[inline(never)]
 fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
-    let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
-    let m = w.active & guard;
+    let m = w.active & guard_mask(w, op);
     let pc = w.pc;
     let next = next_slot(pc);
     w.pc = next;
@@ -792,19 +796,7 @@ fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             }
             w.set_reg(op.d0, &d, m);
         }
-        Kind::FFma {
-            ftz: false,
-            sat: false,
-            rnd: Rnd::Rn,
-        } if plain_reg(&s[0]) && plain_reg(&s[1]) && plain_reg(&s[2]) => {
-            // The common case: three registers, read in place.
-            let (Src::Reg(a), Src::Reg(b), Src::Reg(c)) = (s[0].src, s[1].src, s[2].src) else {
-                unreachable!("plain_reg checked the sources")
-            };
-            let mut d = [0u32; 32];
-            fp::ffma_rn_bits(w.row(a), w.row(b), w.row(c), &mut d);
-            w.set_reg(op.d0, &d, m);
-        }
+        // Three plain registers run in `exec`, unless `.S` or no lane is active.
         Kind::FFma { ftz, sat, rnd } => {
             let a = fsrc(&read(w, &s[0], env)?, &s[0]);
             let b = fsrc(&read(w, &s[1], env)?, &s[1]);

@@ -63,9 +63,11 @@ pub fn shared_transactions(
             let degree = distinct.div_ceil(32);
             return degree.max(per_tb(distinct * bb)).max(1) as u32;
         }
+        // The bank words an access at `a` touches.
+        let words_at = |a: u64| (((a & low) + size as u64 - 1) >> sh) + 1;
         // Each lane's words: the same count for every lane when the stride is
         // whole bank words.
-        let per_lane = (((a0 & low) + size as u64 - 1) >> sh) + 1;
+        let per_lane = words_at(a0);
         if affine && d < M && d & low == 0 && d >> sh >= per_lane {
             // A stride of whole bank words at least the access apart (a
             // tiled kernel's `LDS.32 [R+tx*16]`): every word is distinct, so
@@ -91,8 +93,7 @@ pub fn shared_transactions(
                 // Two addresses (each half-warp broadcasting its own): the
                 // words of lanes 0 and 16 alone.
                 let (f0, f1) = (a0 >> sh, a16 >> sh);
-                let c0 = (((a0 & low) + size as u64 - 1) >> sh) + 1;
-                let c1 = (((a16 & low) + size as u64 - 1) >> sh) + 1;
+                let (c0, c1) = (per_lane, words_at(a16));
                 let mut per_bank = [0u8; 32];
                 let mut distinct = c0;
                 for k in 0..c0 {

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Config, Timing};
-use crate::exec::{addresses, exec, next_slot, Env};
+use crate::exec::{addresses, exec, guard_mask, next_slot, Env};
 use crate::func::{exec_fault, fault, release_barriers, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Space};
@@ -779,8 +779,7 @@ impl Sm {
             }
         }
         // The lanes and addresses of a memory access, before it runs.
-        let guard = w.pred(op.guard.0) ^ if op.guard.1 { u32::MAX } else { 0 };
-        let mask = w.active & guard;
+        let mask = w.active & guard_mask(w, op);
         let access = match op.kind {
             Kind::Ld { space, w: width } | Kind::St { space, w: width } => {
                 addresses(w, op, space, &env)

@@ -391,27 +391,27 @@ pub fn crack(
         if phase == 1 {
             let keys: Vec<(u64, u64)> = works.keys().copied().collect();
             let splits = rz_splits(&mut l, &works, &keys, RzChange::Modifiers, |_| 0)?;
-            log(&format!(
-                "{} register fields whose value RZ prints other modifiers seed forms",
-                splits.len()
-            ));
             rz_parents = splits.iter().map(|x| x.key).collect();
             rz_parents.sort_unstable();
             rz_parents.dedup();
-            for x in splits {
-                pending.push((x.word, x.fixed, x.pcrel, true));
-            }
+            seed_splits(
+                splits,
+                true,
+                "register fields whose value RZ prints other modifiers seed forms",
+                &mut pending,
+                &mut log,
+            );
             // An operand that vanishes at RZ (FCCO's last register: `FCCO.SP
             // P1, R8, R3, 0x1` and `FCCO.SP P1, R8, 0x1`) is a layout of its
             // own: a form with the parent's fixed bits and the field's.
             let vanish = rz_splits(&mut l, &works, &keys, RzChange::Vanishes, |w| w.mask)?;
-            log(&format!(
-                "{} register fields whose operand vanishes at RZ seed forms",
-                vanish.len()
-            ));
-            for x in vanish {
-                pending.push((x.word, x.fixed, x.pcrel, false));
-            }
+            seed_splits(
+                vanish,
+                false,
+                "register fields whose operand vanishes at RZ seed forms",
+                &mut pending,
+                &mut log,
+            );
         }
         for round in 0..8 {
             l.fetch(
@@ -461,13 +461,13 @@ pub fn crack(
                     keys.extend(rz_parents.iter().copied());
                 }
                 let splits = rz_splits(&mut l, &works, &keys, RzChange::Text, |w| w.mask)?;
-                log(&format!(
-                    "{} other register fields of those print differently at RZ",
-                    splits.len()
-                ));
-                for x in splits {
-                    pending.push((x.word, x.fixed, x.pcrel, false));
-                }
+                seed_splits(
+                    splits,
+                    false,
+                    "other register fields of those print differently at RZ",
+                    &mut pending,
+                    &mut log,
+                );
             }
             if round < 7 && phase == 0 {
                 // Single flips of the seeds that make another instruction (FFMA32I
@@ -993,6 +993,23 @@ fn rz_splits(
         }
     }
     Ok(out)
+}
+
+/// Queues the seeds of [`rz_splits`] (as split off for RZ, or not) and logs
+/// how many there are and what they are.
+fn seed_splits(
+    splits: Vec<RzSeed>,
+    rz_split: bool,
+    what: &str,
+    pending: &mut Vec<(u64, u64, Vec<usize>, bool)>,
+    log: &mut impl FnMut(&str),
+) {
+    log(&format!("{} {what}", splits.len()));
+    pending.extend(
+        splits
+            .into_iter()
+            .map(|x| (x.word, x.fixed, x.pcrel, rz_split)),
+    );
 }
 
 /// A seed from [`rz_splits`].
