@@ -347,6 +347,104 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
     exec_general(op, w, env)
 }
 
+/// `LDS`/`STS` of 32, 64 or 128 bits at a register plus an offset, run when
+/// every active lane's access is aligned and inside `shared` (the kernels'
+/// inner loops): as [`exec`] runs it, with the lane addresses, in 32 bits, left
+/// in `addr` for the timing model. `None` (nothing done) for any other
+/// instruction, no active lane, or an access [`exec`] must fault or take lane
+/// by lane.
+#[inline]
+pub(crate) fn exec_shared(
+    op: &Op,
+    w: &mut Warp,
+    shared: &mut [u8],
+    addr: &mut [u32; 32],
+) -> Option<u32> {
+    let (store, width) = match op.kind {
+        Kind::Ld {
+            space: Space::Shared,
+            w,
+        } => (false, w),
+        Kind::St {
+            space: Space::Shared,
+            w,
+        } => (true, w),
+        _ => return None,
+    };
+    let n = match width {
+        Width::B32 => 1,
+        Width::B64 => 2,
+        Width::B128 => 4,
+        _ => return None,
+    };
+    // Not a 64-bit (`.E`) base, a register base, a register (or RZ) to store.
+    let Src::Reg(base) = op.src[0].src else {
+        return None;
+    };
+    if op.d1 == 1 || op.sync || (store && !matches!(op.src[1].src, Src::Reg(_))) {
+        return None;
+    }
+    let m = w.active & guard_mask(w, op);
+    if m == 0 {
+        return None;
+    }
+    // As `region` checks them: aligned, and every access inside.
+    let size = 4 * n as u32;
+    let len = shared.len() as u64;
+    if len < size as u64 {
+        return None;
+    }
+    let limit = (len - size as u64).min(i32::MAX as u64) as u32;
+    let imm = op.imm as u32;
+    let b = w.row(base);
+    let (mut any, mut past) = (0u32, 0u32);
+    for l in 0..32 {
+        let a = b[l].wrapping_add(imm);
+        addr[l] = a;
+        let on = 0u32.wrapping_sub(m >> l & 1);
+        any |= a & on;
+        past |= limit.wrapping_sub(a) & on;
+    }
+    if any >> 31 != 0 || any & (size - 1) != 0 || past >> 31 != 0 {
+        return None;
+    }
+    if store {
+        let r = match op.src[1].src {
+            Src::Reg(r) => r,
+            _ => 255,
+        };
+        let mut rows = [[0u32; 32]; 4];
+        if r != 255 {
+            for (k, row) in rows.iter_mut().enumerate().take(n) {
+                *row = w.reg(r + k as u8);
+            }
+        }
+        for l in Lanes(m) {
+            let o = addr[l] as usize;
+            for (k, row) in rows.iter().enumerate().take(n) {
+                shared[o + 4 * k..o + 4 * k + 4].copy_from_slice(&row[l].to_le_bytes());
+            }
+        }
+    } else {
+        let mut rows = [[0u32; 32]; 4];
+        for l in Lanes(m) {
+            let o = addr[l] as usize;
+            for (k, row) in rows.iter_mut().enumerate().take(n) {
+                let s = &shared[o + 4 * k..o + 4 * k + 4];
+                row[l] = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+            }
+        }
+        if op.d0 != 255 {
+            for (k, row) in rows.iter().enumerate().take(n) {
+                w.set_reg(op.d0 + k as u8, row, m);
+            }
+        }
+    }
+    w.pc = next_slot(w.pc);
+    w.executed += 1;
+    Some(m)
+}
+
 /// [`exec`] of every instruction.
 #[inline(never)]
 fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
@@ -2279,6 +2377,136 @@ fn mem_access(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn empty_program() -> Program {
+        Program {
+            name: "t".into(),
+            ops: Vec::new(),
+            ctrl: Vec::new(),
+            words: Vec::new(),
+            problems: Vec::new(),
+            registers: 16,
+            shared_size: 256,
+            local_size: 0,
+            params: Vec::new(),
+            param_size: 0,
+            banks: Vec::new(),
+            barriers: 1,
+            req_ntid: None,
+            max_threads: None,
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast `LDS`/`STS` path does what the general executor does,
+        /// whenever it takes an access; and it takes every aligned, in-bounds
+        /// one.
+        #[test]
+        fn the_fast_shared_path_is_the_general_one(
+            store in proptest::bool::ANY,
+            width in proptest::sample::select(vec![Width::B32, Width::B64, Width::B128, Width::U8]),
+            base_reg in 0u8..4,
+            imm in proptest::sample::select(vec![0i64, 4, 8, 16, 64, -4, 2, 250, 300]),
+            lanes in proptest::array::uniform32(0u32..16),
+            scale in proptest::sample::select(vec![0u32, 4, 8, 16, 1]),
+            active in proptest::prop_oneof![proptest::strategy::Just(u32::MAX), 0u32..=u32::MAX],
+            guard in 0u8..8,
+            preds in proptest::array::uniform7(0u32..=u32::MAX),
+            seed in 0u32..=u32::MAX,
+        ) {
+            let prog = empty_program();
+            let mut w = Warp::new(0, 16, u32::MAX);
+            w.active = active;
+            w.preds = preds;
+            for (i, r) in w.regs.iter_mut().enumerate() {
+                *r = (i as u32).wrapping_mul(0x9e37_79b9) ^ seed;
+            }
+            let base: [u32; 32] = std::array::from_fn(|l| lanes[l] * scale);
+            w.set_reg(base_reg, &base, u32::MAX);
+            let space = Space::Shared;
+            let mut op = Op::filler(if store {
+                Kind::St { space, w: width }
+            } else {
+                Kind::Ld { space, w: width }
+            });
+            op.guard = (guard, false);
+            op.d0 = 8;
+            op.src[0].src = Src::Reg(base_reg);
+            op.src[1].src = Src::Reg(12);
+            op.imm = imm;
+            let shared0: Vec<u8> = (0..256u32).map(|i| (i.wrapping_mul(37) ^ seed) as u8).collect();
+            let (mut wf, mut sf) = (w.clone(), shared0.clone());
+            let mut addr = [0u32; 32];
+            let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr);
+            let (mut wg, mut sg) = (w.clone(), shared0.clone());
+            let mut global = GlobalMem::new();
+            let (mut local, mut locks) = (Vec::new(), vec![0u32; 2]);
+            let mut env = Env {
+                prog: &prog,
+                cbank0: &[],
+                global: &mut global,
+                shared: &mut sg,
+                local: &mut local,
+                local_size: 0,
+                block_idx: [0; 3],
+                block_dim: [32, 1, 1],
+                grid_dim: [1, 1, 1],
+                clock: 0,
+                sm: 0,
+                sms: 1,
+                locks: &mut locks,
+                pre: None,
+            };
+            let general = exec(&op, &mut wg, &mut env);
+            let m = w.active & guard_mask(&w, &op);
+            let size = width.bytes();
+            let fits = Lanes(m).all(|l| {
+                let a = base[l].wrapping_add(imm as u32) as u64;
+                a % size as u64 == 0 && a + size as u64 <= 256
+            });
+            if let Some(mask) = fast {
+                proptest::prop_assert!(general.is_ok());
+                proptest::prop_assert_eq!(mask, m);
+                proptest::prop_assert_eq!(&wf.regs, &wg.regs);
+                proptest::prop_assert_eq!((wf.pc, wf.executed, wf.active), (wg.pc, wg.executed, wg.active));
+                proptest::prop_assert_eq!(&sf, &sg);
+                for l in Lanes(m) {
+                    proptest::prop_assert_eq!(addr[l], base[l].wrapping_add(imm as u32));
+                }
+            } else {
+                // Nothing done, and only when it must leave the access to `exec`.
+                proptest::prop_assert_eq!(&wf.regs, &w.regs);
+                proptest::prop_assert_eq!(wf.pc, w.pc);
+                proptest::prop_assert_eq!(&sf, &shared0);
+                proptest::prop_assert!(m == 0 || !fits || width == Width::U8);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_shared_path_takes_a_tiled_kernels_lds() {
+        // `LDS.64 R8, [R1+0x10]` with lane l at 8 * l: every lane aligned and inside.
+        let mut w = Warp::new(0, 16, u32::MAX);
+        let base: [u32; 32] = std::array::from_fn(|l| 8 * l as u32);
+        w.set_reg(1, &base, u32::MAX);
+        let shared: Vec<u8> = (0..512u32).map(|i| i as u8).collect();
+        let mut op = Op::filler(Kind::Ld {
+            space: Space::Shared,
+            w: Width::B64,
+        });
+        op.d0 = 8;
+        op.src[0].src = Src::Reg(1);
+        op.imm = 0x10;
+        let mut addr = [0u32; 32];
+        let mut sh = shared.clone();
+        assert_eq!(exec_shared(&op, &mut w, &mut sh, &mut addr), Some(u32::MAX));
+        assert_eq!(addr[3], 0x28);
+        assert_eq!(w.reg(8)[3], u32::from_le_bytes([0x28, 0x29, 0x2a, 0x2b]));
+        assert_eq!(w.reg(9)[3], u32::from_le_bytes([0x2c, 0x2d, 0x2e, 0x2f]));
+        // Past the end: left to the general executor, which names the fault.
+        op.imm = 0x1f0;
+        assert_eq!(exec_shared(&op, &mut w, &mut sh, &mut addr), None);
+    }
 
     #[test]
     fn bitfield_extract() {

@@ -4,11 +4,17 @@
 //! which 32-byte sectors and 128-byte lines a global access touches
 //! (coalescing).
 
+/// A lane address: 64 bits (the generic window's) or 32 (shared memory's own,
+/// which the fast `LDS`/`STS` path keeps; the same count either way).
+pub trait Addr: Copy + PartialEq + Into<u64> {}
+impl Addr for u64 {}
+impl Addr for u32 {}
+
 /// The shared-memory transactions of one warp-instruction: the largest number
 /// of distinct bank words any one bank must deliver (lanes reading the same
 /// word share it), and never fewer than the bytes moved allow.
-pub fn shared_transactions(
-    addrs: &[u64; 32],
+pub fn shared_transactions<A: Addr>(
+    addrs: &[A; 32],
     mask: u32,
     size: u32,
     bank_bytes: u32,
@@ -36,8 +42,8 @@ pub fn shared_transactions(
             }
         };
         const M: u64 = 0x00ff_ffff;
-        let a0 = addrs[0] & M;
-        let d = (addrs[1] & M).wrapping_sub(a0);
+        let a0 = addrs[0].into() & M;
+        let d = (addrs[1].into() & M).wrapping_sub(a0);
         // Branch-free passes over the lanes (the compiler vectorizes them):
         // how far each half is from the line through lanes 0 and 1, and
         // whether the upper half repeats the lower. In 32 bits: the 24-bit
@@ -47,9 +53,10 @@ pub fn shared_transactions(
         let (mut off_lo, mut off_hi, mut rep) = (0u32, 0u32, 0u64);
         for l in 0..16u32 {
             let i = l as usize;
-            off_lo |= (addrs[i] as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l));
-            off_hi |= (addrs[i + 16] as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l + 16));
-            rep |= addrs[i + 16] ^ addrs[i];
+            off_lo |= (addrs[i].into() as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l));
+            off_hi |= (addrs[i + 16].into() as u32 & M as u32)
+                ^ a0w.wrapping_add(dw.wrapping_mul(l + 16));
+            rep |= addrs[i + 16].into() ^ addrs[i].into();
         }
         let repeat = rep == 0;
         let n = if repeat { 16 } else { 32 };
@@ -84,10 +91,10 @@ pub fn shared_transactions(
             return degree.max(per_tb(distinct * bb)).max(1) as u32;
         }
         if !repeat && d == 0 && off_lo == 0 {
-            let a16 = addrs[16] & M;
+            let a16 = addrs[16].into() & M;
             let mut other = 0u64;
             for &a in &addrs[16..] {
-                other |= (a & M) ^ a16;
+                other |= (a.into() & M) ^ a16;
             }
             if other == 0 {
                 // Two addresses (each half-warp broadcasting its own): the
@@ -115,8 +122,8 @@ pub fn shared_transactions(
 }
 
 /// [`shared_transactions`] by counting every lane's bank words.
-fn general(
-    addrs: &[u64; 32],
+fn general<A: Addr>(
+    addrs: &[A; 32],
     mask: u32,
     size: u32,
     bank_bytes: u32,
@@ -146,7 +153,7 @@ fn general(
     while lanes_left != 0 {
         let l = lanes_left.trailing_zeros() as usize;
         lanes_left &= lanes_left - 1;
-        let a = addrs[l] & 0x00ff_ffff;
+        let a = addrs[l].into() & 0x00ff_ffff;
         if a == prev {
             continue;
         }
@@ -231,7 +238,7 @@ mod tests {
         assert_eq!(shared_transactions(&seq(8), !0, 8, 8, 256), 1);
         assert_eq!(shared_transactions(&seq(16), !0, 16, 8, 256), 2);
         // Broadcast: every lane reads one word.
-        assert_eq!(shared_transactions(&[64; 32], !0, 4, 8, 256), 1);
+        assert_eq!(shared_transactions(&[64u64; 32], !0, 4, 8, 256), 1);
         // Stride of 32 words in 4-byte banks: all lanes in bank 0, 32-way.
         assert_eq!(shared_transactions(&seq(128), !0, 4, 4, 256), 32);
         // 4-byte banks: LDS.64 of consecutive lanes touches each bank twice.
@@ -302,6 +309,11 @@ mod tests {
                 shared_transactions(&a, u32::MAX, size, bb, 256),
                 by_definition(&a, u32::MAX, size, bb, 256)
             );
+            // The fast LDS/STS path's 32-bit addresses count the same.
+            proptest::prop_assert_eq!(
+                shared_transactions(&a.map(|x| x as u32), u32::MAX, size, bb, 256),
+                by_definition(&a, u32::MAX, size, bb, 256)
+            );
         }
 
         #[test]
@@ -327,6 +339,10 @@ mod tests {
             }
             proptest::prop_assert_eq!(
                 shared_transactions(&a, mask, size, bb, 256),
+                by_definition(&a, mask, size, bb, 256)
+            );
+            proptest::prop_assert_eq!(
+                shared_transactions(&a.map(|x| x as u32), mask, size, bb, 256),
                 by_definition(&a, mask, size, bb, 256)
             );
         }

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Config, Timing};
-use crate::exec::{addresses, exec, guard_mask, next_slot, Env};
+use crate::exec::{addresses, exec, exec_shared, guard_mask, next_slot, Env};
 use crate::func::{exec_fault, fault, release_barriers, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Space};
@@ -159,10 +159,7 @@ pub struct Sm {
     pub id: u32,
     pub blocks: Vec<BlockSlot>,
     scheds: Vec<Scheduler>,
-    lsu_free: u64,
-    shared_free: u64,
-    /// When the shared-memory pipeline is free, to the fraction of a cycle.
-    shared_time: f64,
+    lsu: Lsu,
     /// The cycle each shared core group was last taken.
     group_taken: [u64; 2],
     ld_slots: Slots,
@@ -201,9 +198,7 @@ impl Sm {
             id,
             blocks,
             scheds: vec![Scheduler::default(); t.schedulers as usize],
-            lsu_free: 0,
-            shared_free: 0,
-            shared_time: 0.0,
+            lsu: Lsu::default(),
             group_taken: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
@@ -583,8 +578,8 @@ impl Sm {
             Unit::None => 0,
             Unit::Sfu => sc.sfu_free,
             Unit::Fp64 => sc.fp64_free,
-            Unit::Lsu => self.lsu_free,
-            Unit::LsuShared => self.lsu_free.max(self.shared_free),
+            Unit::Lsu => self.lsu.free,
+            Unit::LsuShared => self.lsu.free.max(self.lsu.shared_free),
         }
     }
 
@@ -722,24 +717,24 @@ impl Sm {
         let tm = &mut b.timing[wi];
         tm.sb_pc = u32::MAX;
         let pc = w.pc;
-        let mut env = Env {
-            prog,
-            cbank0: l.cbank0,
-            global,
-            shared: &mut b.shared,
-            local: &mut b.local,
-            local_size: prog.local_size,
-            block_idx: b.idx,
-            block_dim: l.block_dim,
-            grid_dim: l.grid_dim,
-            clock: now,
-            sm,
-            sms: l.config.chip.sms,
-            locks: &mut b.locks,
-            pre: None,
-        };
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize).copied())
         else {
+            let env = Env {
+                prog,
+                cbank0: l.cbank0,
+                global,
+                shared: &mut b.shared,
+                local: &mut b.local,
+                local_size: prog.local_size,
+                block_idx: b.idx,
+                block_dim: l.block_dim,
+                grid_dim: l.grid_dim,
+                clock: now,
+                sm,
+                sms: l.config.chip.sms,
+                locks: &mut b.locks,
+                pre: None,
+            };
             return Err(fault(
                 prog,
                 &env,
@@ -778,6 +773,44 @@ impl Sm {
                 break;
             }
         }
+        // The kernels' LDS/STS: run, addressed and timed in one pass.
+        if info.pipe == Pipe::Lsu {
+            let mut a32 = [0u32; 32];
+            if let Some(mask) = exec_shared(op, w, &mut b.shared, &mut a32) {
+                self.stats.warp_instructions += 1;
+                let size = match op.kind {
+                    Kind::Ld { w, .. } | Kind::St { w, .. } => w.bytes(),
+                    _ => 4,
+                };
+                let tx = shared_transactions(
+                    &a32,
+                    mask,
+                    size,
+                    t.shared_bank_bytes,
+                    t.shared_transaction_bytes,
+                );
+                self.lsu.free = now + 1;
+                let ready = self.lsu.shared(now, tx, t, &mut self.stats);
+                write_ready(&mut self.blocks[bi].timing[wi], &info, now, ready, t);
+                return Ok(());
+            }
+        }
+        let mut env = Env {
+            prog,
+            cbank0: l.cbank0,
+            global,
+            shared: &mut b.shared,
+            local: &mut b.local,
+            local_size: prog.local_size,
+            block_idx: b.idx,
+            block_dim: l.block_dim,
+            grid_dim: l.grid_dim,
+            clock: now,
+            sm,
+            sms: l.config.chip.sms,
+            locks: &mut b.locks,
+            pre: None,
+        };
         // The lanes and addresses of a memory access, before it runs.
         let mask = w.active & guard_mask(w, op);
         let access = match op.kind {
@@ -846,7 +879,7 @@ impl Sm {
             _ => {}
         }
         if info.pipe == Pipe::Lsu {
-            self.lsu_free = now + 1;
+            self.lsu.free = now + 1;
             if let Some((addrs, space, size)) = access {
                 let first = (0..32)
                     .find(|&l| mask >> l & 1 == 1)
@@ -866,28 +899,17 @@ impl Sm {
                         t.shared_bank_bytes,
                         t.shared_transaction_bytes,
                     );
-                    let start = (now as f64).max(self.shared_time);
-                    let tx1 = tx.max(1) as f64;
-                    let busy = tx1 * t.shared_cycles_per_transaction
-                        + (tx1 - 1.0) * t.shared_replay_cycles as f64;
-                    self.shared_time = start + busy;
-                    self.shared_free = self.shared_time.floor() as u64;
-                    self.lsu_free = self.lsu_free.max(self.shared_free);
-                    // The latency counts from the first transaction; replays add theirs.
-                    let extra = (busy - t.shared_cycles_per_transaction).max(0.0).ceil() as u64;
-                    ready = start.ceil() as u64 + extra + t.lds_latency as u64;
-                    self.stats.shared_transactions += tx as u64;
-                    self.stats.shared_instructions += 1;
+                    ready = self.lsu.shared(now, tx, t, &mut self.stats);
                 } else if space == Space::Local || window(LOCAL_WINDOW) {
                     // Local memory lives in L1: shared memory's latency.
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
-                    self.lsu_free = now + n.max(1) as u64;
+                    self.lsu.free = now + n.max(1) as u64;
                     ready = now + n.max(1) as u64 - 1 + t.lds_latency as u64;
                 } else {
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
-                    self.lsu_free = now + n.max(1) as u64;
+                    self.lsu.free = now + n.max(1) as u64;
                     self.stats.global_transactions += n as u64;
                     self.stats.global_instructions += 1;
                     let path = if info.lat == Latency::Texture {
@@ -912,8 +934,8 @@ impl Sm {
                     }
                 }
             } else if matches!(op.kind, Kind::Shfl { .. }) {
-                let start = now.max(self.shared_free);
-                self.shared_free = start + 1;
+                let start = now.max(self.lsu.shared_free);
+                self.lsu.shared_free = start + 1;
                 ready = start + t.lds_latency as u64;
             }
         }
@@ -934,29 +956,70 @@ impl Sm {
             }
             tm.tex.push_back(p);
             self.next_land = self.next_land.min(at);
-        } else if info.lat == Latency::Alu && info.ctrl & 0x10 != 0 {
-            // Bit 4 puts a fixed-latency result on the scoreboard: ptxas sets it
-            // on `MOV R1, c[0x0][0x44]` (a constant that may miss) and reads R1
-            // two cycles later.
-            for k in 0..info.ndst {
-                let r = info.dst.wrapping_add(k);
-                tm.ready[r as usize] = now + t.alu_latency as u64;
-                tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
-            }
-        } else if info.lat == Latency::Alu {
-            for k in 0..info.ndst {
-                let r = info.dst.wrapping_add(k);
-                tm.ready[r as usize] = now + t.alu_latency as u64;
-                tm.alu[(r >> 6) as usize] |= 1 << (r & 63);
-            }
-        } else if info.lat != Latency::None {
-            for k in 0..info.ndst {
-                let r = info.dst.wrapping_add(k);
-                tm.ready[r as usize] = ready;
-                tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
-            }
+        } else {
+            write_ready(tm, &info, now, ready, t);
         }
         Ok(())
+    }
+}
+
+/// The SM's load/store units and the shared-memory pipeline behind them.
+#[derive(Default)]
+struct Lsu {
+    /// The cycle the LSU takes another instruction.
+    free: u64,
+    /// The cycle shared memory takes another access.
+    shared_free: u64,
+    /// When the shared-memory pipeline is free, to the fraction of a cycle.
+    shared_time: f64,
+}
+
+impl Lsu {
+    /// Times `tx` transactions through the shared-memory pipeline from `now`;
+    /// returns when the data are ready.
+    #[inline]
+    fn shared(&mut self, now: u64, tx: u32, t: &Timing, stats: &mut Stats) -> u64 {
+        let start = (now as f64).max(self.shared_time);
+        let tx1 = tx.max(1) as f64;
+        let busy =
+            tx1 * t.shared_cycles_per_transaction + (tx1 - 1.0) * t.shared_replay_cycles as f64;
+        self.shared_time = start + busy;
+        self.shared_free = self.shared_time.floor() as u64;
+        self.free = self.free.max(self.shared_free);
+        stats.shared_transactions += tx as u64;
+        stats.shared_instructions += 1;
+        // The latency counts from the first transaction; replays add theirs.
+        let extra = (busy - t.shared_cycles_per_transaction).max(0.0).ceil() as u64;
+        start.ceil() as u64 + extra + t.lds_latency as u64
+    }
+}
+
+/// Puts the registers `info` writes on warp timing `tm`'s scoreboard: a
+/// fixed-latency (ALU) result at `now` plus the ALU latency, any other at
+/// `ready`.
+#[inline]
+fn write_ready(tm: &mut WarpTiming, info: &Info, now: u64, ready: u64, t: &Timing) {
+    if info.lat == Latency::Alu && info.ctrl & 0x10 != 0 {
+        // Bit 4 puts a fixed-latency result on the scoreboard: ptxas sets it
+        // on `MOV R1, c[0x0][0x44]` (a constant that may miss) and reads R1
+        // two cycles later.
+        for k in 0..info.ndst {
+            let r = info.dst.wrapping_add(k);
+            tm.ready[r as usize] = now + t.alu_latency as u64;
+            tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
+        }
+    } else if info.lat == Latency::Alu {
+        for k in 0..info.ndst {
+            let r = info.dst.wrapping_add(k);
+            tm.ready[r as usize] = now + t.alu_latency as u64;
+            tm.alu[(r >> 6) as usize] |= 1 << (r & 63);
+        }
+    } else if info.lat != Latency::None {
+        for k in 0..info.ndst {
+            let r = info.dst.wrapping_add(k);
+            tm.ready[r as usize] = ready;
+            tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
+        }
     }
 }
 
