@@ -399,11 +399,18 @@ pub(crate) fn exec_shared(
     let b = w.row(base);
     let (mut any, mut past) = (0u32, 0u32);
     for l in 0..32 {
-        let a = b[l].wrapping_add(imm);
-        addr[l] = a;
-        let on = 0u32.wrapping_sub(m >> l & 1);
-        any |= a & on;
-        past |= limit.wrapping_sub(a) & on;
+        addr[l] = b[l].wrapping_add(imm);
+    }
+    if m == u32::MAX {
+        for &a in addr.iter() {
+            any |= a;
+            past |= limit.wrapping_sub(a);
+        }
+    } else {
+        for l in Lanes(m) {
+            any |= addr[l];
+            past |= limit.wrapping_sub(addr[l]);
+        }
     }
     if any >> 31 != 0 || any & (size - 1) != 0 || past >> 31 != 0 {
         return None;
@@ -423,6 +430,19 @@ pub(crate) fn exec_shared(
             let o = addr[l] as usize;
             for (k, row) in rows.iter().enumerate().take(n) {
                 shared[o + 4 * k..o + 4 * k + 4].copy_from_slice(&row[l].to_le_bytes());
+            }
+        }
+    } else if n == 1 && m == u32::MAX {
+        // The commonest: one word in every lane, straight into the register.
+        // Every address was checked against `limit`: the clamp changes none,
+        // and lets the compiler drop the bounds checks.
+        let lim = limit as usize;
+        let sh = &shared[..lim + 4];
+        let d = op.d0 as usize * 32;
+        if let Some(row) = w.regs.get_mut(d..d + 32).filter(|_| op.d0 != 255) {
+            for (v, &a) in row.iter_mut().zip(addr.iter()) {
+                let o = (a as usize).min(lim);
+                *v = u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]]);
             }
         }
     } else {
@@ -465,13 +485,21 @@ fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             let a = read(w, &s[0], env)?;
             w.set_reg(op.d0, &a, m);
         }
-        Kind::IAdd { x, sat } if !x && !sat && !op.cc && !s[0].neg && !s[1].neg => {
-            // The plain add: no carry in or out, no saturation.
+        Kind::IAdd { x, sat } if !x && !sat && !op.cc => {
+            // The plain add or subtract: no carry in or out, no saturation.
+            // A negated operand enters as its complement plus one, so as its
+            // two's-complement negation.
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
+            let (na, nb) = (
+                0u32.wrapping_sub(s[0].neg as u32),
+                0u32.wrapping_sub(s[1].neg as u32),
+            );
             let mut d = [0u32; 32];
             for l in 0..32 {
-                d[l] = a[l].wrapping_add(b[l]);
+                let av = (a[l] ^ na).wrapping_sub(na);
+                let bv = (b[l] ^ nb).wrapping_sub(nb);
+                d[l] = av.wrapping_add(bv);
             }
             w.set_reg(op.d0, &d, m);
         }
@@ -564,7 +592,8 @@ fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
             for l in 0..32 {
                 let av = if sa { a[l] as i32 as i64 } else { a[l] as i64 };
                 let bv = if sb { b[l] as i32 as i64 } else { b[l] as i64 };
-                let mut p = (av as i128 * bv as i128) as i64;
+                // The low 64 bits of the 32 x 32 product, signed or not.
+                let mut p = av.wrapping_mul(bv);
                 if s[0].neg ^ s[1].neg {
                     p = p.wrapping_neg();
                 }

@@ -117,8 +117,8 @@ pub struct BlockSlot {
 /// A warp scheduler.
 #[derive(Clone, Default)]
 struct Scheduler {
-    /// Its warps: (block slot, warp index).
-    warps: Vec<(u8, u8)>,
+    /// Its warps, in the order it considers them.
+    slots: Vec<Slot>,
     /// Index in `warps` of the warp issued last (loose round robin).
     last: usize,
     /// Issue cycles owed to register bank conflicts.
@@ -134,12 +134,21 @@ struct Scheduler {
     reason: Option<Stall>,
     /// A cycle before which none of its warps can issue (a lower bound).
     wake: u64,
-    /// Per warp (as `warps`), a cycle before which it cannot issue (a lower
-    /// bound worked out when it last failed to: its scoreboard and the units
-    /// only get later), why, and, when only a busy unit stopped it, which
-    /// ([`Unit`]; nothing else can stop it until it issues or a barrier
-    /// releases).
-    not_before: Vec<(u64, Stall, Unit)>,
+}
+
+/// A warp of a scheduler: where it lives, and a cycle before which it cannot
+/// issue (a lower bound worked out when it last failed to: its scoreboard
+/// and the units only get later), why, and, when only a busy unit stopped
+/// it, which ([`Unit`]; nothing else can stop it until it issues or a
+/// barrier releases). Sixteen bytes, so the scan over a scheduler's warps
+/// reads one small array.
+#[derive(Clone, Copy)]
+struct Slot {
+    not_before: u64,
+    block: u8,
+    warp: u8,
+    why: Stall,
+    unit: Unit,
 }
 
 /// What the SM needs of the launch, shared by every SM.
@@ -245,8 +254,7 @@ impl Sm {
     /// Rebuilds the schedulers' warp lists from the live blocks.
     fn rebuild(&mut self) {
         for s in &mut self.scheds {
-            s.warps.clear();
-            s.not_before.clear();
+            s.slots.clear();
         }
         for (bi, b) in self.blocks.iter().enumerate() {
             if !b.live {
@@ -255,13 +263,18 @@ impl Sm {
             for (wi, (w, t)) in b.warps.iter().zip(&b.timing).enumerate() {
                 if w.state != WarpState::Done {
                     let sc = &mut self.scheds[t.sched as usize];
-                    sc.warps.push((bi as u8, wi as u8));
-                    sc.not_before.push((0, Stall::Idle, Unit::None));
+                    sc.slots.push(Slot {
+                        not_before: 0,
+                        block: bi as u8,
+                        warp: wi as u8,
+                        why: Stall::Idle,
+                        unit: Unit::None,
+                    });
                 }
             }
         }
         for s in &mut self.scheds {
-            if s.last >= s.warps.len() {
+            if s.last >= s.slots.len() {
                 s.last = 0;
             }
             s.wake = 0;
@@ -311,9 +324,9 @@ impl Sm {
                 wake = wake.min(now + 1);
                 for sc in &mut self.scheds {
                     sc.wake = sc.wake.min(now + 1);
-                    sc.not_before.iter_mut().for_each(|t| {
-                        t.0 = t.0.min(now + 1);
-                        t.2 = Unit::None;
+                    sc.slots.iter_mut().for_each(|t| {
+                        t.not_before = t.not_before.min(now + 1);
+                        t.unit = Unit::None;
                     });
                 }
             }
@@ -391,7 +404,7 @@ impl Sm {
         obs: &mut O,
     ) -> Result<(u64, bool), SimError> {
         let t = &l.config.timing;
-        let nw = self.scheds[s].warps.len();
+        let nw = self.scheds[s].slots.len();
         self.scheds[s].reason = None;
         if nw == 0 {
             return Ok((NEVER, false));
@@ -407,7 +420,6 @@ impl Sm {
         // Loose round robin starts after the warp issued last; greedy tries it
         // first and then the oldest (lowest) ones.
         let last = self.scheds[s].last;
-        let mut rr = last;
         for k in 0..nw {
             let i = if greedy {
                 match k {
@@ -415,25 +427,25 @@ impl Sm {
                     _ if k - 1 < last => k - 1,
                     _ => k,
                 }
+            } else if last + 1 + k >= nw {
+                last + 1 + k - nw
             } else {
-                rr = if rr + 1 == nw { 0 } else { rr + 1 };
-                rr
+                last + 1 + k
             };
-            let (bi, wi) = self.scheds[s].warps[i];
-            let (bi, wi) = (bi as usize, wi as usize);
-            let (nb, why, unit) = self.scheds[s].not_before[i];
-            if nb > now {
-                wake = wake.min(nb);
+            let slot = self.scheds[s].slots[i];
+            if slot.not_before > now {
+                wake = wake.min(slot.not_before);
                 if reason == Stall::Idle {
-                    reason = why;
+                    reason = slot.why;
                 }
                 continue;
             }
-            if unit != Unit::None {
+            let (bi, wi) = (slot.block as usize, slot.warp as usize);
+            if slot.unit != Unit::None {
                 // Only the unit stopped it: if still busy, it still does.
-                let free = self.unit_free(s, unit);
+                let free = self.unit_free(s, slot.unit);
                 if free > now {
-                    self.scheds[s].not_before[i].0 = free;
+                    self.scheds[s].slots[i].not_before = free;
                     wake = wake.min(free);
                     if reason == Stall::Idle {
                         reason = Stall::PipeBusy;
@@ -458,7 +470,8 @@ impl Sm {
             }
             if tm.fetched > now {
                 let when = tm.fetched;
-                self.scheds[s].not_before[i] = (when, Stall::Fetch, Unit::None);
+                let sl = &mut self.scheds[s].slots[i];
+                (sl.not_before, sl.why, sl.unit) = (when, Stall::Fetch, Unit::None);
                 wake = wake.min(when);
                 if reason == Stall::Idle {
                     reason = Stall::Fetch;
@@ -468,8 +481,9 @@ impl Sm {
             match self.ready(s, bi, wi, now, l) {
                 Ok(()) => {
                     let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
-                    self.scheds[s].last = i;
-                    self.scheds[s].not_before[i].2 = Unit::None;
+                    let sc = &mut self.scheds[s];
+                    sc.last = i;
+                    sc.slots[i].unit = Unit::None;
                     return Ok((now + 1, changed));
                 }
                 Err((when, why)) => {
@@ -478,7 +492,8 @@ impl Sm {
                         Some(info) if why == Stall::PipeBusy => Unit::of(info),
                         _ => Unit::None,
                     };
-                    self.scheds[s].not_before[i] = (when, why, unit);
+                    let sl = &mut self.scheds[s].slots[i];
+                    (sl.not_before, sl.why, sl.unit) = (when, why, unit);
                     if reason == Stall::Idle {
                         reason = why;
                     }
