@@ -656,7 +656,12 @@ impl Sm {
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
         let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
-        let degree = conflict_degree(&reads[..nr], prev);
+        // Fewer than two registers read cannot conflict.
+        let degree = if nr < 2 {
+            nr as u32
+        } else {
+            conflict_degree(&reads[..nr], prev)
+        };
         let cost = match degree {
             0 | 1 => 0.0,
             2 => t.conflict_2way,
@@ -669,9 +674,8 @@ impl Sm {
         }
         sc.prev_warp = (bi as u8, wi as u8);
         sc.prev_cycle = now;
-        sc.prev_reads = [255; 8];
-        let lr = last.reads();
-        sc.prev_reads[..lr.len()].copy_from_slice(lr);
+        // `Info::reads` is padded with RZ, which is never read.
+        sc.prev_reads = last.reads;
         let tm = &mut self.blocks[bi].timing[wi];
         tm.next_issue = tm
             .next_issue
