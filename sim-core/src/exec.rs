@@ -323,6 +323,17 @@ fn set_cc(w: &mut Warp, mask: u32, c: u32, z: u32, s: u32, o: u32) {
 /// [`exec_general`], whose frame holds every instruction's temporaries.
 #[inline]
 pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
+    if exec_ffma(op, w) {
+        return Ok(());
+    }
+    exec_general(op, w, env)
+}
+
+/// The FFMA of three registers (round to nearest, no `.FTZ`/`.SAT`/`.S`), run
+/// as [`exec`] runs it; false (nothing done) for any other instruction. The
+/// timing model calls it before it sets up anything else [`exec`] needs.
+#[inline]
+pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
     if let Kind::FFma {
         ftz: false,
         sat: false,
@@ -340,11 +351,11 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
                 let mut d = [0u32; 32];
                 fp::ffma_rn_bits(w.row(a), w.row(b), w.row(c), &mut d);
                 w.set_reg(op.d0, &d, m);
-                return Ok(());
+                return true;
             }
         }
     }
-    exec_general(op, w, env)
+    false
 }
 
 /// `LDS`/`STS` of 32, 64 or 128 bits at a register plus an offset, run when

@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Config, Timing};
-use crate::exec::{addresses, exec, exec_shared, guard_mask, next_slot, Env};
+use crate::exec::{addresses, exec, exec_ffma, exec_shared, guard_mask, next_slot, Env};
 use crate::func::{exec_fault, fault, release_barriers, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Space};
@@ -791,6 +791,13 @@ impl Sm {
                 self.stats.alu_hazards += 1;
                 break;
             }
+        }
+        // The kernels' FFMA: no memory, no branch, a fixed latency.
+        if info.lat == Latency::Alu && info.texdepbar.is_none() && exec_ffma(op, w) {
+            self.stats.warp_instructions += 1;
+            self.stats.fp32 += info.fp32 as u64;
+            write_ready(tm, &info, now, now, t);
+            return Ok(());
         }
         // The kernels' LDS/STS: run, addressed and timed in one pass.
         if info.pipe == Pipe::Lsu {
