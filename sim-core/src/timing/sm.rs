@@ -182,6 +182,11 @@ pub struct Sm {
     next_land: u64,
     /// The last cycle ticked.
     last_tick: Option<u64>,
+    /// Blocks resident.
+    live: usize,
+    /// A warp arrived at a barrier or exited since the barriers were last
+    /// checked (in some block).
+    barrier_check: bool,
     pub stats: Stats,
 }
 
@@ -216,13 +221,15 @@ impl Sm {
             wake: NEVER,
             next_land: NEVER,
             last_tick: None,
+            live: 0,
+            barrier_check: false,
             stats: Stats::default(),
         }
     }
 
     /// Resident blocks.
     pub fn resident(&self) -> usize {
-        self.blocks.iter().filter(|b| b.live).count()
+        self.live
     }
 
     /// Starts block `idx` in a free slot at cycle `now`; false when none is free.
@@ -234,6 +241,7 @@ impl Sm {
         let b = &mut self.blocks[s];
         b.idx = idx;
         b.live = true;
+        self.live += 1;
         b.executed = 0;
         b.at_barrier = false;
         b.shared.fill(0);
@@ -314,7 +322,12 @@ impl Sm {
             wake = wake.min(self.next_land);
         }
         // 2. Barriers whose warps have all arrived release.
-        for b in self.blocks.iter_mut().filter(|b| b.live && b.at_barrier) {
+        let check = std::mem::take(&mut self.barrier_check);
+        for b in self
+            .blocks
+            .iter_mut()
+            .filter(|b| check && b.live && b.at_barrier)
+        {
             if release_barriers(&mut b.warps) {
                 for (w, tm) in b.warps.iter().zip(b.timing.iter_mut()) {
                     if w.state == WarpState::Running {
@@ -355,6 +368,7 @@ impl Sm {
             for b in self.blocks.iter_mut().filter(|b| b.live) {
                 if b.warps.iter().all(|w| w.state == WarpState::Done) {
                     b.live = false;
+                    self.live -= 1;
                     finished.push(b.idx);
                     any = true;
                 }
@@ -697,6 +711,7 @@ impl Sm {
         if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
             // A barrier may release: checked next cycle.
             self.blocks[bi].at_barrier = true;
+            self.barrier_check = true;
         }
         Ok(changed)
     }
