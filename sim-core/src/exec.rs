@@ -476,9 +476,50 @@ pub(crate) fn exec_shared(
     Some(m)
 }
 
-/// [`exec`] of every instruction.
+/// Whether [`exec_general`] may take its AVX2 build (where the CPU has AVX2).
+static WIDE_LANES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Lets the executor use the CPU's AVX2 lane loops where it has them (the
+/// default), or keeps it to the baseline build: for the test that both give
+/// the same results and cycles.
+pub fn use_wide_lanes(on: bool) {
+    WIDE_LANES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether to take the AVX2 build: allowed, and the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn wide_lanes() -> bool {
+    WIDE_LANES.load(std::sync::atomic::Ordering::Relaxed)
+        && std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// [`exec`] of every instruction: compiled twice, for the baseline CPU and
+/// with AVX2 (eight lanes an instruction in its lane loops), and run as the
+/// host allows (detected at run time). Integer results are the same bits
+/// either way, and Rust never contracts or reorders floating-point
+/// arithmetic, so the two agree bit for bit.
 #[inline(never)]
 fn exec_general(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if wide_lanes() {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { exec_general_avx2(op, w, env) };
+        }
+    }
+    exec_general_body(op, w, env)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn exec_general_avx2(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
+    exec_general_body(op, w, env)
+}
+
+/// The body of [`exec_general`].
+#[inline(always)]
+fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
     let m = w.active & guard_mask(w, op);
     let pc = w.pc;
     let next = next_slot(pc);
@@ -2502,7 +2543,7 @@ mod tests {
             let size = width.bytes();
             let fits = Lanes(m).all(|l| {
                 let a = base[l].wrapping_add(imm as u32) as u64;
-                a % size as u64 == 0 && a + size as u64 <= 256
+                a.is_multiple_of(size as u64) && a + size as u64 <= 256
             });
             if let Some(mask) = fast {
                 proptest::prop_assert!(general.is_ok());
