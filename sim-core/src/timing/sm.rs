@@ -27,7 +27,7 @@ use crate::program::Program;
 use crate::warp::{Warp, WarpState};
 
 use super::cache::Tags;
-use super::collector::conflict_degree;
+use super::collector::{bank, conflict_degree};
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
 use super::l2::{Memory, Path, Slots};
@@ -630,7 +630,7 @@ impl Sm {
         let pc = self.blocks[bi].warps[wi].pc;
         self.one(s, bi, wi, now, l, global, mem)?;
         // `one` ran it, so the slot exists.
-        let first = l.infos[pc as usize];
+        let first = &l.infos[pc as usize];
         let mut reads = [255u8; 16];
         let mut nr = 0;
         for &r in first.reads() {
@@ -646,8 +646,8 @@ impl Sm {
             && w.state == WarpState::Running
             && w.pc == next_slot(pc)
         {
-            if let Some(second) = l.infos.get(w.pc as usize).copied() {
-                if self.pairs(s, bi, wi, &first, &second, now) {
+            if let Some(second) = l.infos.get(w.pc as usize) {
+                if self.pairs(s, bi, wi, first, second, now) {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
                         self.group_taken[s / 2 % 2] = now;
                     }
@@ -670,11 +670,19 @@ impl Sm {
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
         let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
-        // Fewer than two registers read cannot conflict.
-        let degree = if nr < 2 {
-            nr as u32
-        } else {
+        // Registers in as many banks as there are registers cannot conflict
+        // (the count would be 0 or 1: no cost either way).
+        let mut banks = 0u8;
+        let mut clash = false;
+        for &r in &reads[..nr] {
+            let b = bank(r).map_or(0, |b| 1u8 << b);
+            clash |= banks & b != 0;
+            banks |= b;
+        }
+        let degree = if clash {
             conflict_degree(&reads[..nr], prev)
+        } else {
+            nr.min(1) as u32
         };
         let cost = match degree {
             0 | 1 => 0.0,
