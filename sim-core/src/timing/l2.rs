@@ -102,7 +102,7 @@ impl Calendar {
             if room >= left {
                 self.used[i] += left;
                 let frac = self.used[i] / self.cap;
-                return (b * self.width + (frac * self.width as f64).ceil() as u64).max(start);
+                return (b * self.width + super::ceil_u64(frac * self.width as f64)).max(start);
             }
             if room > 0.0 {
                 self.used[i] = self.cap;

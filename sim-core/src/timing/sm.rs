@@ -27,6 +27,7 @@ use crate::program::Program;
 use crate::warp::{Warp, WarpState};
 
 use super::cache::Tags;
+use super::ceil_u64;
 use super::collector::{bank, conflict_degree};
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
@@ -1033,13 +1034,14 @@ impl Lsu {
         let busy =
             tx1 * t.shared_cycles_per_transaction + (tx1 - 1.0) * t.shared_replay_cycles as f64;
         self.shared_time = start + busy;
-        self.shared_free = self.shared_time.floor() as u64;
+        // (`as` truncates: the floor of a cycle count.)
+        self.shared_free = self.shared_time as u64;
         self.free = self.free.max(self.shared_free);
         stats.shared_transactions += tx as u64;
         stats.shared_instructions += 1;
         // The latency counts from the first transaction; replays add theirs.
-        let extra = (busy - t.shared_cycles_per_transaction).max(0.0).ceil() as u64;
-        start.ceil() as u64 + extra + t.lds_latency as u64
+        let extra = ceil_u64((busy - t.shared_cycles_per_transaction).max(0.0));
+        ceil_u64(start) + extra + t.lds_latency as u64
     }
 }
 
