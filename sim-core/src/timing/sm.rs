@@ -760,7 +760,7 @@ impl Sm {
         let tm = &mut b.timing[wi];
         tm.sb_pc = u32::MAX;
         let pc = w.pc;
-        let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize).copied())
+        let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize))
         else {
             let env = Env {
                 prog,
@@ -820,7 +820,7 @@ impl Sm {
         if info.lat == Latency::Alu && info.texdepbar.is_none() && exec_ffma(op, w) {
             self.stats.warp_instructions += 1;
             self.stats.fp32 += info.fp32 as u64;
-            write_ready(tm, &info, now, now, t);
+            write_ready(tm, info, now, now, t);
             return Ok(());
         }
         // The kernels' LDS/STS: run, addressed and timed in one pass.
@@ -841,7 +841,7 @@ impl Sm {
                 );
                 self.lsu.free = now + 1;
                 let ready = self.lsu.shared(now, tx, t, &mut self.stats);
-                write_ready(&mut self.blocks[bi].timing[wi], &info, now, ready, t);
+                write_ready(&mut self.blocks[bi].timing[wi], info, now, ready, t);
                 return Ok(());
             }
         }
@@ -1007,7 +1007,7 @@ impl Sm {
             tm.tex.push_back(p);
             self.next_land = self.next_land.min(at);
         } else {
-            write_ready(tm, &info, now, ready, t);
+            write_ready(tm, info, now, ready, t);
         }
         Ok(())
     }
