@@ -44,6 +44,30 @@ pub enum Latency {
     Texture,
 }
 
+/// A unit that may be busy when an instruction wants it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    None,
+    Sfu,
+    Fp64,
+    Lsu,
+    /// The LSU and shared memory behind it.
+    LsuShared,
+}
+
+impl Unit {
+    /// The unit an instruction of `pipe` and latency class `lat` waits for.
+    pub fn of(pipe: Pipe, lat: Latency) -> Unit {
+        match pipe {
+            Pipe::Sfu => Unit::Sfu,
+            Pipe::Fp64 => Unit::Fp64,
+            Pipe::Lsu if lat == Latency::Shared => Unit::LsuShared,
+            Pipe::Lsu => Unit::Lsu,
+            _ => Unit::None,
+        }
+    }
+}
+
 /// One instruction slot, for the timing model.
 #[derive(Debug, Clone, Copy)]
 pub struct Info {
@@ -64,6 +88,8 @@ pub struct Info {
     pub global: bool,
     /// An FP32 multiply or add (FFMA, FMUL, FADD): the work GFlop/s count.
     pub fp32: bool,
+    /// The unit it waits for when busy ([`Unit::of`] its pipe and latency).
+    pub unit: Unit,
 }
 
 fn wide(t: NumType) -> bool {
@@ -224,6 +250,7 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         ctrl,
         global,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),
+        unit: Unit::of(pipe, lat),
     }
 }
 

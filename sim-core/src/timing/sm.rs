@@ -33,7 +33,7 @@ use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
 use super::l2::{Memory, Path, Slots};
 use super::lsu::{global_lines, shared_transactions};
-use super::pipes::{Info, Latency, Pipe};
+use super::pipes::{Info, Latency, Pipe, Unit};
 
 /// A never-reached cycle.
 pub const NEVER: u64 = u64::MAX;
@@ -504,7 +504,7 @@ impl Sm {
                 Err((when, why)) => {
                     wake = wake.min(when);
                     let unit = match l.infos.get(self.blocks[bi].warps[wi].pc as usize) {
-                        Some(info) if why == Stall::PipeBusy => Unit::of(info),
+                        Some(info) if why == Stall::PipeBusy => info.unit,
                         _ => Unit::None,
                     };
                     let sl = &mut self.scheds[s].slots[i];
@@ -593,7 +593,7 @@ impl Sm {
                 return Err((tm.tex[tm.tex.len() - n - 1].at, Stall::Texture));
             }
         }
-        let unit = self.unit_free(s, Unit::of(info));
+        let unit = self.unit_free(s, info.unit);
         if unit > now {
             return Err((unit, Stall::PipeBusy));
         }
@@ -760,8 +760,7 @@ impl Sm {
         let tm = &mut b.timing[wi];
         tm.sb_pc = u32::MAX;
         let pc = w.pc;
-        let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize))
-        else {
+        let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize)) else {
             let env = Env {
                 prog,
                 cbank0: l.cbank0,
@@ -1070,30 +1069,6 @@ fn write_ready(tm: &mut WarpTiming, info: &Info, now: u64, ready: u64, t: &Timin
             let r = info.dst.wrapping_add(k);
             tm.ready[r as usize] = ready;
             tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
-        }
-    }
-}
-
-/// A unit that may be busy when an instruction wants it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Unit {
-    None,
-    Sfu,
-    Fp64,
-    Lsu,
-    /// The LSU and shared memory behind it.
-    LsuShared,
-}
-
-impl Unit {
-    #[inline]
-    fn of(info: &Info) -> Unit {
-        match info.pipe {
-            Pipe::Sfu => Unit::Sfu,
-            Pipe::Fp64 => Unit::Fp64,
-            Pipe::Lsu if info.lat == Latency::Shared => Unit::LsuShared,
-            Pipe::Lsu => Unit::Lsu,
-            _ => Unit::None,
         }
     }
 }
