@@ -1,6 +1,7 @@
 //! The cycle-level model runs every kernel of the suite (ptxas's own code and
 //! control codes) to the same, correct results as the functional model, with
-//! no read of a value before it arrived; and a run is deterministic.
+//! no read of a value before it arrived; a run is deterministic, and the same
+//! whichever build of the executor (AVX2 or baseline) runs it.
 
 use std::path::{Path, PathBuf};
 
@@ -87,5 +88,29 @@ fn timed_runs_are_deterministic() {
         let b = run(&f, &config).timed.expect("timed");
         assert_eq!(a, b, "{name}");
         println!("{name}: {} cycles twice", a.cycles);
+    }
+}
+
+/// The executor's AVX2 build (taken wherever the CPU has AVX2) and its
+/// baseline build give every suite kernel the same cycles, counters and
+/// buffers; this makes the baseline one run on such a CPU too.
+#[test]
+fn the_avx2_and_baseline_executors_agree_on_every_suite_kernel() {
+    let config = Config::default();
+    let files = launch_files();
+    assert!(files.len() >= 20, "the suite's launch files");
+    for f in &files {
+        sim_core::exec::use_wide_lanes(true);
+        let wide = run(f, &config);
+        sim_core::exec::use_wide_lanes(false);
+        let base = run(f, &config);
+        sim_core::exec::use_wide_lanes(true);
+        let name = f.file_name().unwrap().to_string_lossy();
+        assert_eq!(wide.timed, base.timed, "{name}: cycles and counters");
+        assert_eq!(wide.finals.len(), base.finals.len(), "{name}");
+        for (a, b) in wide.finals.iter().zip(&base.finals) {
+            assert!(a.data == b.data, "{name}: buffer {}", a.name);
+        }
+        assert!(wide.passed() && base.passed(), "{name}: checks");
     }
 }

@@ -105,9 +105,7 @@ pub struct BlockSlot {
     pub live: bool,
     pub warps: Vec<Warp>,
     timing: Vec<WarpTiming>,
-    shared: Vec<u8>,
-    local: Vec<u8>,
-    locks: Vec<u32>,
+    mem: BlockMem,
     /// Warp-instructions executed.
     pub executed: u64,
     /// A warp arrived at a barrier or exited since the barriers were last
@@ -202,9 +200,11 @@ impl Sm {
                     .map(|i| Warp::new(i, prog.registers, 0))
                     .collect(),
                 timing: (0..warps).map(|_| WarpTiming::new()).collect(),
-                shared: vec![0; shared],
-                local: vec![0; warps as usize * 32 * prog.local_size as usize],
-                locks: vec![0; shared.div_ceil(128).max(1)],
+                mem: BlockMem {
+                    shared: vec![0; shared],
+                    local: vec![0; warps as usize * 32 * prog.local_size as usize],
+                    locks: vec![0; shared.div_ceil(128).max(1)],
+                },
                 executed: 0,
                 at_barrier: false,
             })
@@ -245,9 +245,9 @@ impl Sm {
         self.live += 1;
         b.executed = 0;
         b.at_barrier = false;
-        b.shared.fill(0);
-        b.local.fill(0);
-        b.locks.fill(0);
+        b.mem.shared.fill(0);
+        b.mem.local.fill(0);
+        b.mem.locks.fill(0);
         for (i, (w, t)) in b.warps.iter_mut().zip(b.timing.iter_mut()).enumerate() {
             let n = threads.saturating_sub(i as u32 * 32).min(32);
             w.reset(if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
@@ -761,22 +761,7 @@ impl Sm {
         tm.sb_pc = u32::MAX;
         let pc = w.pc;
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize)) else {
-            let env = Env {
-                prog,
-                cbank0: l.cbank0,
-                global,
-                shared: &mut b.shared,
-                local: &mut b.local,
-                local_size: prog.local_size,
-                block_idx: b.idx,
-                block_dim: l.block_dim,
-                grid_dim: l.grid_dim,
-                clock: now,
-                sm,
-                sms: l.config.chip.sms,
-                locks: &mut b.locks,
-                pre: None,
-            };
+            let env = block_env(l, global, &mut b.mem, b.idx, now, sm);
             return Err(fault(
                 prog,
                 &env,
@@ -825,7 +810,7 @@ impl Sm {
         // The kernels' LDS/STS: run, addressed and timed in one pass.
         if info.pipe == Pipe::Lsu {
             let mut a32 = [0u32; 32];
-            if let Some(mask) = exec_shared(op, w, &mut b.shared, &mut a32) {
+            if let Some(mask) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
                 self.stats.warp_instructions += 1;
                 let size = match op.kind {
                     Kind::Ld { w, .. } | Kind::St { w, .. } => w.bytes(),
@@ -844,22 +829,7 @@ impl Sm {
                 return Ok(());
             }
         }
-        let mut env = Env {
-            prog,
-            cbank0: l.cbank0,
-            global,
-            shared: &mut b.shared,
-            local: &mut b.local,
-            local_size: prog.local_size,
-            block_idx: b.idx,
-            block_dim: l.block_dim,
-            grid_dim: l.grid_dim,
-            clock: now,
-            sm,
-            sms: l.config.chip.sms,
-            locks: &mut b.locks,
-            pre: None,
-        };
+        let mut env = block_env(l, global, &mut b.mem, b.idx, now, sm);
         // The lanes and addresses of a memory access, before it runs.
         let mask = w.active & guard_mask(w, op);
         let access = match op.kind {
@@ -1009,6 +979,44 @@ impl Sm {
             write_ready(tm, info, now, ready, t);
         }
         Ok(())
+    }
+}
+
+/// A resident block's own memories.
+struct BlockMem {
+    shared: Vec<u8>,
+    /// Local memory of its threads, by thread index.
+    local: Vec<u8>,
+    /// One lock bit per shared-memory word (`LDSLK`/`STSCUL`).
+    locks: Vec<u32>,
+}
+
+/// What the executor sees of block `block_idx`'s memories `mem` and the
+/// launch, at cycle `now` on SM `sm`.
+#[inline]
+fn block_env<'a>(
+    l: &'a Launch,
+    global: &'a mut GlobalMem,
+    mem: &'a mut BlockMem,
+    block_idx: [u32; 3],
+    now: u64,
+    sm: u32,
+) -> Env<'a> {
+    Env {
+        prog: l.prog,
+        cbank0: l.cbank0,
+        global,
+        shared: &mut mem.shared,
+        local: &mut mem.local,
+        local_size: l.prog.local_size,
+        block_idx,
+        block_dim: l.block_dim,
+        grid_dim: l.grid_dim,
+        clock: now,
+        sm,
+        sms: l.config.chip.sms,
+        locks: &mut mem.locks,
+        pre: None,
     }
 }
 
