@@ -363,14 +363,14 @@ pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
 /// inner loops): as [`exec`] runs it, with the lane addresses, in 32 bits, left
 /// in `addr` for the timing model. `None` (nothing done) for any other
 /// instruction, no active lane, or an access [`exec`] must fault or take lane
-/// by lane.
+/// by lane; else the lanes it ran and the bytes each moved.
 #[inline]
 pub(crate) fn exec_shared(
     op: &Op,
     w: &mut Warp,
     shared: &mut [u8],
     addr: &mut [u32; 32],
-) -> Option<u32> {
+) -> Option<(u32, u32)> {
     let (store, width) = match op.kind {
         Kind::Ld {
             space: Space::Shared,
@@ -399,31 +399,13 @@ pub(crate) fn exec_shared(
     if m == 0 {
         return None;
     }
-    // As `region` checks them: aligned, and every access inside.
     let size = 4 * n as u32;
-    let len = shared.len() as u64;
-    if len < size as u64 {
-        return None;
-    }
-    let limit = (len - size as u64).min(i32::MAX as u64) as u32;
     let imm = op.imm as u32;
     let b = w.row(base);
-    let (mut any, mut past) = (0u32, 0u32);
     for l in 0..32 {
         addr[l] = b[l].wrapping_add(imm);
     }
-    if m == u32::MAX {
-        for &a in addr.iter() {
-            any |= a;
-            past |= limit.wrapping_sub(a);
-        }
-    } else {
-        for l in Lanes(m) {
-            any |= addr[l];
-            past |= limit.wrapping_sub(addr[l]);
-        }
-    }
-    if any >> 31 != 0 || any & (size - 1) != 0 || past >> 31 != 0 {
+    if !shared_fits(addr, m, shared.len(), size) {
         return None;
     }
     if store {
@@ -445,9 +427,10 @@ pub(crate) fn exec_shared(
         }
     } else if n == 1 && m == u32::MAX {
         // The commonest: one word in every lane, straight into the register.
-        // Every address was checked against `limit`: the clamp changes none,
-        // and lets the compiler drop the bounds checks.
-        let lim = limit as usize;
+        // Every address was checked to fit (and shared memory is far below
+        // 2^31 bytes): the clamp changes none, and lets the compiler drop the
+        // bounds checks.
+        let lim = shared.len().saturating_sub(4).min(i32::MAX as usize);
         let sh = &shared[..lim + 4];
         let d = op.d0 as usize * 32;
         if let Some(row) = w.regs.get_mut(d..d + 32).filter(|_| op.d0 != 255) {
@@ -473,7 +456,34 @@ pub(crate) fn exec_shared(
     }
     w.pc = next_slot(w.pc);
     w.executed += 1;
-    Some(m)
+    Some((m, size))
+}
+
+/// Whether every active lane (`m`) of a shared-memory access of `size` bytes
+/// at byte offsets `off` is aligned and inside `len` bytes: of the active
+/// lanes, every offset bit that is set, and whether one lies past the last
+/// place an access fits (a negative difference; in 32 bits, as shared memory
+/// is far smaller than 2^31 bytes).
+#[inline]
+fn shared_fits(off: &[u32; 32], m: u32, len: usize, size: u32) -> bool {
+    let Some(room) = (len as u64).checked_sub(size as u64) else {
+        return false;
+    };
+    let limit = room.min(i32::MAX as u64) as u32;
+    let (mut any, mut past) = (0u32, 0u32);
+    // A full warp in a plain loop (the compiler unrolls it), else lane by lane.
+    if m == u32::MAX {
+        for &a in off {
+            any |= a;
+            past |= limit.wrapping_sub(a);
+        }
+    } else {
+        for l in Lanes(m) {
+            any |= off[l];
+            past |= limit.wrapping_sub(off[l]);
+        }
+    }
+    any >> 31 == 0 && any & (size - 1) == 0 && past >> 31 == 0
 }
 
 /// Whether [`exec_general`] may take its AVX2 build (where the CPU has AVX2).
@@ -2263,33 +2273,13 @@ fn region<'e>(
     if space == Space::Shared {
         // The common case, without a window: every active lane aligned and
         // inside the block's shared memory (else lane by lane, for the fault).
-        let len = env.shared.len() as u64;
-        let align = size as u64 - 1;
         let mut off = [0u32; 32];
-        // Of the active lanes: every address bit that is set, and whether one
-        // lies past the last place an access fits (a negative difference).
-        // In 32 bits: shared memory is far smaller than 2^31 bytes.
-        let limit = len.saturating_sub(size as u64).min(i32::MAX as u64) as u32;
-        let (mut high, mut any, mut past) = (0u32, 0u32, 0u32);
-        let mut take = |l: usize| {
-            let a = addr[l];
-            high |= (a >> 32) as u32;
-            let a = a as u32;
-            any |= a;
-            past |= limit.wrapping_sub(a);
-            off[l] = a;
-        };
-        // A full warp in a plain loop (the compiler unrolls it), else lane by lane.
-        if m == u32::MAX {
-            (0..32).for_each(&mut take);
-        } else {
-            Lanes(m).for_each(&mut take);
+        let mut high = 0u32;
+        for l in 0..32 {
+            high |= (addr[l] >> 32) as u32 & 0u32.wrapping_sub(m >> l & 1);
+            off[l] = addr[l] as u32;
         }
-        let ok = len >= size as u64
-            && high == 0
-            && any >> 31 == 0
-            && any as u64 & align == 0
-            && past >> 31 == 0;
+        let ok = high == 0 && shared_fits(&off, m, env.shared.len(), size);
         return ok.then_some((&mut *env.shared, off));
     }
     let window = |a: u64| -> (Space, u64) {
@@ -2518,7 +2508,7 @@ mod tests {
             let shared0: Vec<u8> = (0..256u32).map(|i| (i.wrapping_mul(37) ^ seed) as u8).collect();
             let (mut wf, mut sf) = (w.clone(), shared0.clone());
             let mut addr = [0u32; 32];
-            let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr);
+            let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr).map(|(m, _)| m);
             let (mut wg, mut sg) = (w.clone(), shared0.clone());
             let mut global = GlobalMem::new();
             let (mut local, mut locks) = (Vec::new(), vec![0u32; 2]);
@@ -2580,7 +2570,10 @@ mod tests {
         op.imm = 0x10;
         let mut addr = [0u32; 32];
         let mut sh = shared.clone();
-        assert_eq!(exec_shared(&op, &mut w, &mut sh, &mut addr), Some(u32::MAX));
+        assert_eq!(
+            exec_shared(&op, &mut w, &mut sh, &mut addr),
+            Some((u32::MAX, 8))
+        );
         assert_eq!(addr[3], 0x28);
         assert_eq!(w.reg(8)[3], u32::from_le_bytes([0x28, 0x29, 0x2a, 0x2b]));
         assert_eq!(w.reg(9)[3], u32::from_le_bytes([0x2c, 0x2d, 0x2e, 0x2f]));

@@ -56,7 +56,21 @@ pub fn sources(op: &Op) -> ([u8; 8], usize) {
 /// the most registers any one bank must deliver (1 = no conflict, 0 = nothing
 /// to read). A register `prev` holds is reused, not read; a register named twice
 /// is read once.
+#[inline]
 pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
+    // Registers each in a bank of its own cannot conflict: 1 when one of them
+    // is read, 0 when every one is reused (the common case, without the
+    // count below).
+    let mut banks = 0u8;
+    let mut clash = false;
+    for &r in srcs {
+        let b = bank(r).map_or(0, |b| 1u8 << b);
+        clash |= banks & b != 0;
+        banks |= b;
+    }
+    if !clash {
+        return srcs.iter().any(|r| bank(*r).is_some() && !prev.contains(r)) as u32;
+    }
     // Registers not to read (reused, or already counted), as a bit set.
     let mut skip = [0u64; 4];
     for &r in prev {

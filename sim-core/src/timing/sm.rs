@@ -28,7 +28,7 @@ use crate::warp::{Warp, WarpState};
 
 use super::cache::Tags;
 use super::ceil_u64;
-use super::collector::{bank, conflict_degree};
+use super::collector::conflict_degree;
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
 use super::l2::{Memory, Path, Slots};
@@ -323,12 +323,13 @@ impl Sm {
             wake = wake.min(self.next_land);
         }
         // 2. Barriers whose warps have all arrived release.
-        let check = std::mem::take(&mut self.barrier_check);
-        for b in self
-            .blocks
-            .iter_mut()
-            .filter(|b| check && b.live && b.at_barrier)
-        {
+        // (Only after a warp arrived at one or exited.)
+        let blocks: &mut [BlockSlot] = if std::mem::take(&mut self.barrier_check) {
+            &mut self.blocks
+        } else {
+            &mut []
+        };
+        for b in blocks.iter_mut().filter(|b| b.live && b.at_barrier) {
             if release_barriers(&mut b.warps) {
                 for (w, tm) in b.warps.iter().zip(b.timing.iter_mut()) {
                     if w.state == WarpState::Running {
@@ -671,20 +672,7 @@ impl Sm {
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
         let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
-        // Registers in as many banks as there are registers cannot conflict
-        // (the count would be 0 or 1: no cost either way).
-        let mut banks = 0u8;
-        let mut clash = false;
-        for &r in &reads[..nr] {
-            let b = bank(r).map_or(0, |b| 1u8 << b);
-            clash |= banks & b != 0;
-            banks |= b;
-        }
-        let degree = if clash {
-            conflict_degree(&reads[..nr], prev)
-        } else {
-            nr.min(1) as u32
-        };
+        let degree = conflict_degree(&reads[..nr], prev);
         let cost = match degree {
             0 | 1 => 0.0,
             2 => t.conflict_2way,
@@ -810,12 +798,8 @@ impl Sm {
         // The kernels' LDS/STS: run, addressed and timed in one pass.
         if info.pipe == Pipe::Lsu {
             let mut a32 = [0u32; 32];
-            if let Some(mask) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
+            if let Some((mask, size)) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
                 self.stats.warp_instructions += 1;
-                let size = match op.kind {
-                    Kind::Ld { w, .. } | Kind::St { w, .. } => w.bytes(),
-                    _ => 4,
-                };
                 let tx = shared_transactions(
                     &a32,
                     mask,
