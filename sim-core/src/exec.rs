@@ -79,7 +79,7 @@ impl Env<'_> {
                 .map(Vec::as_slice)
                 .unwrap_or(&[])
         };
-        if offset < 0 || offset as usize + 4 > data.len() || offset % 4 != 0 {
+        let Some(word) = const_word(data, offset) else {
             return Err(ExecError::OutOfBounds {
                 space: "constant",
                 write: false,
@@ -88,14 +88,8 @@ impl Env<'_> {
                 size: 4,
                 detail: format!("bank {bank} holds {} bytes", data.len()),
             });
-        }
-        let o = offset as usize;
-        Ok(u32::from_le_bytes([
-            data[o],
-            data[o + 1],
-            data[o + 2],
-            data[o + 3],
-        ]))
+        };
+        Ok(word)
     }
 }
 
@@ -110,6 +104,202 @@ pub fn next_slot(pc: u32) -> u32 {
 }
 
 type R = [u32; 32];
+
+/// The word at byte `offset` of a constant bank's `data`, if it is aligned
+/// and inside.
+#[inline]
+fn const_word(data: &[u8], offset: i64) -> Option<u32> {
+    if offset < 0 || offset % 4 != 0 {
+        return None;
+    }
+    let o = usize::try_from(offset).ok()?;
+    let b = data.get(o..o.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The integer instructions of the kernels' address arithmetic, without a
+/// condition code: [`exec_general`] and the timing model's own path for them
+/// ([`exec_int`]) both work their lanes out by [`int_lanes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOp {
+    Mov,
+    /// `IADD` (and `ISUB`, `IADD32I`) without carry or saturation.
+    Add,
+    /// The low word of `IMAD`/`IMUL` (plus an addend when `mad`), no negation.
+    Mad {
+        mad: bool,
+    },
+    Shl {
+        wrap: bool,
+    },
+    Shr {
+        signed: bool,
+        wrap: bool,
+    },
+    Lop(u8),
+    /// `ISCADD` by `shift`.
+    ScAdd(u8),
+}
+
+impl IntOp {
+    /// The form of `op`, when it is one of these; `None` for any other
+    /// instruction, and for any that writes the condition code.
+    pub fn of(op: &Op) -> Option<IntOp> {
+        if op.cc {
+            return None;
+        }
+        let s = &op.src;
+        Some(match op.kind {
+            Kind::Mov => IntOp::Mov,
+            Kind::IAdd {
+                x: false,
+                sat: false,
+            } => IntOp::Add,
+            Kind::IMad {
+                hi: false,
+                x: false,
+                sat: false,
+                mad,
+                ..
+            } if !s[0].neg && !s[1].neg && !s[2].neg => IntOp::Mad { mad },
+            Kind::Shl { wrap } => IntOp::Shl { wrap },
+            Kind::Shr { signed, wrap } => IntOp::Shr { signed, wrap },
+            Kind::Lop { op } => IntOp::Lop(op),
+            Kind::IScAdd { shift } => IntOp::ScAdd(shift),
+            _ => return None,
+        })
+    }
+
+    /// The sources it reads.
+    fn sources(self) -> usize {
+        match self {
+            IntOp::Mov => 1,
+            IntOp::Mad { mad: true } => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// Every lane's result of `f` on sources `a`, `b`, `c` (with their operand
+/// modifiers `s`; `c` only for an `IMAD` that adds).
+#[inline(always)]
+fn int_lanes(f: IntOp, s: &[Operand; 4], a: &R, b: &R, c: &R) -> R {
+    let mut d = [0u32; 32];
+    match f {
+        IntOp::Mov => d = *a,
+        IntOp::Add => {
+            // A negated operand enters as its complement plus one, so as its
+            // two's-complement negation.
+            let (na, nb) = (
+                0u32.wrapping_sub(s[0].neg as u32),
+                0u32.wrapping_sub(s[1].neg as u32),
+            );
+            for l in 0..32 {
+                let av = (a[l] ^ na).wrapping_sub(na);
+                let bv = (b[l] ^ nb).wrapping_sub(nb);
+                d[l] = av.wrapping_add(bv);
+            }
+        }
+        IntOp::Mad { mad } => {
+            // Signedness does not change the low word.
+            for l in 0..32 {
+                d[l] = a[l]
+                    .wrapping_mul(b[l])
+                    .wrapping_add(if mad { c[l] } else { 0 });
+            }
+        }
+        IntOp::Shl { wrap } => {
+            for l in 0..32 {
+                let n = if wrap { b[l] & 31 } else { b[l] };
+                d[l] = if n >= 32 { 0 } else { a[l] << n };
+            }
+        }
+        IntOp::Shr { signed, wrap } => {
+            for l in 0..32 {
+                let n = if wrap { b[l] & 31 } else { b[l].min(32) };
+                d[l] = if signed {
+                    ((a[l] as i32 as i64) >> n) as u32
+                } else {
+                    ((a[l] as u64) >> n) as u32
+                };
+            }
+        }
+        IntOp::Lop(lop) => {
+            for l in 0..32 {
+                let av = if s[0].not { !a[l] } else { a[l] };
+                let bv = if s[1].not { !b[l] } else { b[l] };
+                d[l] = match lop {
+                    0 => av & bv,
+                    1 => av | bv,
+                    2 => av ^ bv,
+                    _ => bv,
+                };
+            }
+        }
+        IntOp::ScAdd(shift) => {
+            for l in 0..32 {
+                d[l] = (int_in(a[l], &s[0]) << shift).wrapping_add(int_in(b[l], &s[1]));
+            }
+        }
+    }
+    d
+}
+
+/// Runs `op`, whose form is `f` ([`IntOp::of`]), as [`exec`] does, when its
+/// sources are registers, immediates or constants that exist (`cbank0` for
+/// bank 0) and it leaves every lane where it is (no `.S`, some lane
+/// running); false (nothing done) otherwise.
+#[inline]
+pub(crate) fn exec_int(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
+    if op.sync || w.active == 0 {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if wide_lanes() {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { exec_int_avx2(op, f, w, prog, cbank0) };
+        }
+    }
+    exec_int_body(op, f, w, prog, cbank0)
+}
+
+/// [`exec_int`] built for AVX2 (eight lanes an instruction), as
+/// [`exec_general`] is.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn exec_int_avx2(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
+    exec_int_body(op, f, w, prog, cbank0)
+}
+
+/// The body of [`exec_int`].
+#[inline(always)]
+fn exec_int_body(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
+    let mut rows = [[0u32; 32]; 3];
+    for (row, o) in rows.iter_mut().zip(&op.src).take(f.sources()) {
+        *row = match o.src {
+            Src::Reg(r) => w.reg(r),
+            Src::Imm(v) => [v; 32],
+            Src::Const { bank, offset } => {
+                let data: &[u8] = match bank {
+                    0 => cbank0,
+                    _ => prog.banks.get(bank as usize).map_or(&[], Vec::as_slice),
+                };
+                match const_word(data, offset as i64) {
+                    Some(v) => [v; 32],
+                    None => return false,
+                }
+            }
+            _ => return false,
+        };
+    }
+    let m = w.active & guard_mask(w, op);
+    w.pc = next_slot(w.pc);
+    w.executed += 1;
+    let d = int_lanes(f, &op.src, &rows[0], &rows[1], &rows[2]);
+    w.set_reg(op.d0, &d, m);
+    true
+}
 
 #[inline(always)]
 fn read(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecError> {
@@ -331,31 +521,58 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
 
 /// The FFMA of three registers (round to nearest, no `.FTZ`/`.SAT`/`.S`), run
 /// as [`exec`] runs it; false (nothing done) for any other instruction. The
-/// timing model calls it before it sets up anything else [`exec`] needs.
+/// timing model calls [`ffma3`] itself for the instructions [`is_ffma3`]
+/// picks out before it sets up anything else [`exec`] needs.
 #[inline]
 pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
-    if let Kind::FFma {
-        ftz: false,
-        sat: false,
-        rnd: Rnd::Rn,
-    } = op.kind
-    {
-        let s = &op.src;
-        if let (Src::Reg(a), Src::Reg(b), Src::Reg(c)) = (s[0].src, s[1].src, s[2].src) {
-            if !op.sync && w.active != 0 && plain_reg(&s[0]) && plain_reg(&s[1]) && plain_reg(&s[2])
-            {
-                // As `exec_general` runs it (no `.S`, so no lane leaves).
-                let m = w.active & guard_mask(w, op);
-                w.pc = next_slot(w.pc);
-                w.executed += 1;
-                let mut d = [0u32; 32];
-                fp::ffma_rn_bits(w.row(a), w.row(b), w.row(c), &mut d);
-                w.set_reg(op.d0, &d, m);
-                return true;
-            }
+    is_ffma3(op) && ffma3(op, w)
+}
+
+/// Whether `op` is the FFMA [`exec_ffma`] runs.
+#[inline]
+pub(crate) fn is_ffma3(op: &Op) -> bool {
+    let s = &op.src;
+    matches!(
+        op.kind,
+        Kind::FFma {
+            ftz: false,
+            sat: false,
+            rnd: Rnd::Rn,
         }
+    ) && matches!(
+        (s[0].src, s[1].src, s[2].src),
+        (Src::Reg(_), Src::Reg(_), Src::Reg(_))
+    ) && !op.sync
+        && plain_reg(&s[0])
+        && plain_reg(&s[1])
+        && plain_reg(&s[2])
+}
+
+/// Runs `op`, an FFMA [`is_ffma3`] picked out, as [`exec`] does, when some
+/// lane is running (else false: nothing done).
+#[inline]
+pub(crate) fn ffma3(op: &Op, w: &mut Warp) -> bool {
+    if w.active == 0 {
+        return false;
     }
-    false
+    let reg = |o: &Operand| match o.src {
+        Src::Reg(r) => r,
+        _ => 255,
+    };
+    let s = &op.src;
+    // As `exec_general` runs it (no `.S`, so no lane leaves).
+    let m = w.active & guard_mask(w, op);
+    w.pc = next_slot(w.pc);
+    w.executed += 1;
+    let mut d = [0u32; 32];
+    fp::ffma_rn_bits(
+        w.row(reg(&s[0])),
+        w.row(reg(&s[1])),
+        w.row(reg(&s[2])),
+        &mut d,
+    );
+    w.set_reg(op.d0, &d, m);
+    true
 }
 
 /// `LDS`/`STS` of 32, 64 or 128 bits at a register plus an offset, run when
@@ -545,24 +762,14 @@ fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecErr
         Kind::Nop | Kind::Fence => {}
         Kind::Mov => {
             let a = read(w, &s[0], env)?;
-            w.set_reg(op.d0, &a, m);
+            let d = int_lanes(IntOp::Mov, s, &a, &a, &a);
+            w.set_reg(op.d0, &d, m);
         }
         Kind::IAdd { x, sat } if !x && !sat && !op.cc => {
             // The plain add or subtract: no carry in or out, no saturation.
-            // A negated operand enters as its complement plus one, so as its
-            // two's-complement negation.
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let (na, nb) = (
-                0u32.wrapping_sub(s[0].neg as u32),
-                0u32.wrapping_sub(s[1].neg as u32),
-            );
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let av = (a[l] ^ na).wrapping_sub(na);
-                let bv = (b[l] ^ nb).wrapping_sub(nb);
-                d[l] = av.wrapping_add(bv);
-            }
+            let d = int_lanes(IntOp::Add, s, &a, &b, &b);
             w.set_reg(op.d0, &d, m);
         }
         Kind::IAdd { x, sat } => {
@@ -605,17 +812,14 @@ fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecErr
         Kind::IScAdd { shift } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let mut d = [0u32; 32];
-            let mut c = 0u32;
-            for l in 0..32 {
-                let av = int_in(a[l], &s[0]) << shift;
-                let bv = int_in(b[l], &s[1]);
-                let sum = av as u64 + bv as u64;
-                d[l] = sum as u32;
-                c |= ((sum >> 32) as u32 & 1) << l;
-            }
+            let d = int_lanes(IntOp::ScAdd(shift), s, &a, &b, &b);
             w.set_reg(op.d0, &d, m);
             if op.cc {
+                let mut c = 0u32;
+                for l in 0..32 {
+                    let sum = ((int_in(a[l], &s[0]) << shift) as u64) + int_in(b[l], &s[1]) as u64;
+                    c |= ((sum >> 32) as u32 & 1) << l;
+                }
                 let (z, sg) = zs(&d, m);
                 set_cc(w, m, c, z, sg, 0);
             }
@@ -627,15 +831,10 @@ fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecErr
             mad,
             ..
         } if !op.cc && !s[0].neg && !s[1].neg && !s[2].neg => {
-            // The low word of a product (plus an addend): signedness does not
-            // change it.
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let c = if mad { read(w, &s[2], env)? } else { [0; 32] };
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                d[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]);
-            }
+            let d = int_lanes(IntOp::Mad { mad }, s, &a, &b, &c);
             w.set_reg(op.d0, &d, m);
         }
         Kind::IMad {
@@ -792,41 +991,19 @@ fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecErr
         Kind::Lop { op: lop } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let av = if s[0].not { !a[l] } else { a[l] };
-                let bv = if s[1].not { !b[l] } else { b[l] };
-                d[l] = match lop {
-                    0 => av & bv,
-                    1 => av | bv,
-                    2 => av ^ bv,
-                    _ => bv,
-                };
-            }
+            let d = int_lanes(IntOp::Lop(lop), s, &a, &b, &b);
             write_flagged(w, op, &d, m);
         }
         Kind::Shl { wrap } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let n = if wrap { b[l] & 31 } else { b[l] };
-                d[l] = if n >= 32 { 0 } else { a[l] << n };
-            }
+            let d = int_lanes(IntOp::Shl { wrap }, s, &a, &b, &b);
             w.set_reg(op.d0, &d, m);
         }
         Kind::Shr { signed, wrap } => {
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
-            let mut d = [0u32; 32];
-            for l in 0..32 {
-                let n = if wrap { b[l] & 31 } else { b[l].min(32) };
-                d[l] = if signed {
-                    ((a[l] as i32 as i64) >> n) as u32
-                } else {
-                    ((a[l] as u64) >> n) as u32
-                };
-            }
+            let d = int_lanes(IntOp::Shr { signed, wrap }, s, &a, &b, &b);
             w.set_reg(op.d0, &d, m);
         }
         Kind::Shf {
@@ -2550,6 +2727,119 @@ mod tests {
                 proptest::prop_assert_eq!(wf.pc, w.pc);
                 proptest::prop_assert_eq!(&sf, &shared0);
                 proptest::prop_assert!(m == 0 || !fits || width == Width::U8);
+            }
+        }
+    }
+
+    /// A source for the integer path's property test.
+    fn int_source() -> impl proptest::strategy::Strategy<Value = Operand> {
+        use proptest::prelude::*;
+        let src = prop_oneof![
+            (0u8..16).prop_map(Src::Reg),
+            Just(Src::Reg(255)),
+            any::<u32>().prop_map(Src::Imm),
+            (
+                0u8..3,
+                proptest::sample::select(vec![0u32, 4, 8, 6, 60, 64, 1000])
+            )
+                .prop_map(|(bank, offset)| Src::Const { bank, offset }),
+            Just(Src::None),
+        ];
+        (src, any::<bool>(), any::<bool>()).prop_map(|(src, neg, not)| Operand {
+            src,
+            neg,
+            not,
+            ..Operand::NONE
+        })
+    }
+
+    proptest::proptest! {
+        /// The integer path does what the general executor does whenever it
+        /// takes an instruction, and takes every one whose sources are
+        /// registers, immediates or constants that exist, without `.S`.
+        #[test]
+        fn the_integer_path_is_the_general_one(
+            which in 0usize..7,
+            flag in proptest::bool::ANY,
+            flag2 in proptest::bool::ANY,
+            n in 0u8..40,
+            src in proptest::array::uniform3(int_source()),
+            d0 in proptest::sample::select(vec![0u8, 3, 9, 15, 255]),
+            cc in proptest::bool::ANY,
+            sync in proptest::bool::ANY,
+            active in proptest::prop_oneof![proptest::strategy::Just(u32::MAX), 0u32..=u32::MAX],
+            guard in 0u8..8,
+            preds in proptest::array::uniform7(0u32..=u32::MAX),
+            seed in 0u32..=u32::MAX,
+        ) {
+            let kind = match which {
+                0 => Kind::Mov,
+                1 => Kind::IAdd { x: false, sat: false },
+                2 => Kind::IMad { sa: flag, sb: flag2, hi: false, x: false, sat: false, mad: n % 2 == 0 },
+                3 => Kind::Shl { wrap: flag },
+                4 => Kind::Shr { signed: flag, wrap: flag2 },
+                5 => Kind::Lop { op: n % 4 },
+                _ => Kind::IScAdd { shift: n % 32 },
+            };
+            let mut prog = empty_program();
+            prog.banks = vec![Vec::new(), (0..64u8).collect()];
+            let cbank0: Vec<u8> = (0..64u32).map(|i| (i.wrapping_mul(29) ^ seed) as u8).collect();
+            let mut op = Op::filler(kind);
+            op.guard = (guard, false);
+            op.d0 = d0;
+            op.src[..3].copy_from_slice(&src);
+            op.cc = cc;
+            op.sync = sync;
+            let mut w = Warp::new(0, 16, u32::MAX);
+            w.active = active;
+            w.preds = preds;
+            for (i, r) in w.regs.iter_mut().enumerate() {
+                *r = (i as u32).wrapping_mul(0x9e37_79b9) ^ seed;
+            }
+            let mut wf = w.clone();
+            let fast = IntOp::of(&op).is_some_and(|f| exec_int(&op, f, &mut wf, &prog, &cbank0));
+            let mut wg = w.clone();
+            let mut global = GlobalMem::new();
+            let (mut shared, mut local, mut locks) = (Vec::new(), Vec::new(), vec![0u32; 1]);
+            let mut env = Env {
+                prog: &prog,
+                cbank0: &cbank0,
+                global: &mut global,
+                shared: &mut shared,
+                local: &mut local,
+                local_size: 0,
+                block_idx: [0; 3],
+                block_dim: [32, 1, 1],
+                grid_dim: [1, 1, 1],
+                clock: 0,
+                sm: 0,
+                sms: 1,
+                locks: &mut locks,
+                pre: None,
+            };
+            let general = exec(&op, &mut wg, &mut env);
+            let exists = |o: &Operand| match o.src {
+                Src::Reg(_) | Src::Imm(_) => true,
+                Src::Const { bank, offset } => {
+                    let len = if bank == 0 { 64 } else { prog.banks.get(bank as usize).map_or(0, Vec::len) };
+                    offset % 4 == 0 && offset as usize + 4 <= len
+                }
+                _ => false,
+            };
+            if fast {
+                proptest::prop_assert!(general.is_ok());
+                proptest::prop_assert_eq!(&wf.regs, &wg.regs);
+                proptest::prop_assert_eq!((wf.pc, wf.executed, wf.active), (wg.pc, wg.executed, wg.active));
+                proptest::prop_assert_eq!((wf.preds, wf.cc_c, wf.cc_z), (wg.preds, wg.cc_c, wg.cc_z));
+            } else {
+                // Nothing done, and only when it must leave the instruction to `exec`.
+                proptest::prop_assert_eq!(&wf.regs, &w.regs);
+                proptest::prop_assert_eq!((wf.pc, wf.executed), (w.pc, w.executed));
+                let f = IntOp::of(&op);
+                let sources = f.map_or(0, |f| f.sources());
+                proptest::prop_assert!(
+                    f.is_none() || sync || active == 0 || !src[..sources].iter().all(exists)
+                );
             }
         }
     }

@@ -3,6 +3,7 @@
 //! (fixed and covered by the compiler's stall counts, tracked by the
 //! scoreboard, or tracked by `TEXDEPBAR`), the registers it reads and writes.
 
+use crate::exec::{is_ffma3, IntOp};
 use crate::op::{AtomType, Kind, NumType, Op, Space, Src};
 use crate::program::Program;
 
@@ -90,6 +91,13 @@ pub struct Info {
     pub fp32: bool,
     /// The unit it waits for when busy ([`Unit::of`] its pipe and latency).
     pub unit: Unit,
+    /// Its form, when it is one of the integer instructions the timing model
+    /// runs on a path of its own ([`IntOp::of`]).
+    pub int: Option<IntOp>,
+    /// An FFMA of three registers with a fixed latency and no `TEXDEPBAR`
+    /// wait, which the timing model runs on a path of its own
+    /// ([`crate::exec::is_ffma3`]).
+    pub ffma: bool,
 }
 
 fn wide(t: NumType) -> bool {
@@ -251,6 +259,8 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         global,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),
         unit: Unit::of(pipe, lat),
+        int: IntOp::of(op).filter(|_| pipe == Pipe::Core && lat == Latency::Alu),
+        ffma: is_ffma3(op) && lat == Latency::Alu,
     }
 }
 

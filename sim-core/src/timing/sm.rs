@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Config, Timing};
-use crate::exec::{addresses, exec, exec_ffma, exec_shared, guard_mask, next_slot, Env};
+use crate::exec::{addresses, exec, exec_int, exec_shared, ffma3, guard_mask, next_slot, Env};
 use crate::func::{exec_fault, fault, release_barriers, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Space};
@@ -53,23 +53,26 @@ struct Pending {
 pub struct WarpTiming {
     /// The earliest cycle the control codes let the next instruction issue.
     next_issue: u64,
-    /// The scoreboard: the cycle each register's pending result is ready.
+    /// The cycle each register's last result is ready.
     ready: Box<[u64; 256]>,
+    /// The scoreboard: the same for the results it holds instructions back
+    /// for, 0 for an ALU result (no interlock: a read before it is a hazard,
+    /// not a wait), whose time only `ready` keeps.
+    held: Box<[u64; 256]>,
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     sched: u8,
-    /// Registers whose `ready` time is an ALU result's (no interlock: a read
-    /// before it is a hazard, not a wait).
-    alu: [u64; 4],
     /// The 64-byte group in the warp's instruction buffer, and the cycle it
     /// arrives.
     group: u32,
     fetched: u64,
     /// The scoreboard's answer for the instruction at slot `sb_pc`: the cycle
-    /// its registers are ready (`u32::MAX`: not worked out). Only this warp's
-    /// issues change its scoreboard, and each issue clears it.
+    /// its registers are ready (`u32::MAX`: not worked out), and the last
+    /// cycle a register it reads is written. Only this warp's issues change
+    /// its scoreboard, and each issue clears it.
     sb_pc: u32,
     sb_at: u64,
+    sb_read: u64,
 }
 
 impl WarpTiming {
@@ -77,22 +80,23 @@ impl WarpTiming {
         WarpTiming {
             next_issue: 0,
             ready: Box::new([0; 256]),
+            held: Box::new([0; 256]),
             tex: VecDeque::with_capacity(16),
             sched: 0,
-            alu: [0; 4],
             group: u32::MAX,
             fetched: 0,
             sb_pc: u32::MAX,
             sb_at: 0,
+            sb_read: 0,
         }
     }
 
     fn reset(&mut self, now: u64, sched: u8) {
         self.next_issue = now;
         self.ready.fill(0);
+        self.held.fill(0);
         self.tex.clear();
         self.sched = sched;
-        self.alu = [0; 4];
         self.group = u32::MAX;
         self.fetched = now;
         self.sb_pc = u32::MAX;
@@ -557,7 +561,7 @@ impl Sm {
             return Ok(());
         };
         if tm.sb_pc != pc {
-            tm.sb_at = scoreboard(tm, info);
+            (tm.sb_at, tm.sb_read) = scoreboard(tm, info);
             tm.sb_pc = pc;
         }
         let at = tm.sb_at;
@@ -572,7 +576,7 @@ impl Sm {
         info: &Info,
         now: u64,
     ) -> Result<(), (u64, Stall)> {
-        self.gates(s, tm, info, scoreboard(tm, info), now)
+        self.gates(s, tm, info, scoreboard(tm, info).0, now)
     }
 
     /// [`Sm::operands_ready`] with the scoreboard's answer `at` worked out.
@@ -746,8 +750,8 @@ impl Sm {
         let b = &mut self.blocks[bi];
         let w = &mut b.warps[wi];
         let tm = &mut b.timing[wi];
-        tm.sb_pc = u32::MAX;
         let pc = w.pc;
+        let cached = std::mem::replace(&mut tm.sb_pc, u32::MAX) == pc;
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize)) else {
             let env = block_env(l, global, &mut b.mem, b.idx, now, sm);
             return Err(fault(
@@ -758,6 +762,13 @@ impl Sm {
                 None,
                 "the warp ran past the end of the code".into(),
             ));
+        };
+        // The scoreboard's answer, worked out when the warp was found ready
+        // (for the second of a pair, now).
+        let last_write = if cached {
+            tm.sb_read
+        } else {
+            scoreboard(tm, info).1
         };
         b.executed += 1;
         if b.executed > l.limit {
@@ -778,18 +789,24 @@ impl Sm {
             self.stats.hazards += 1;
         }
         // A read of an ALU result before its latency: the stall counts were
-        // too short.
-        for &r in info.reads() {
-            if info.pipe != Pipe::Lsu
-                && tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 1
-                && tm.ready[r as usize] > now
-            {
-                self.stats.alu_hazards += 1;
-                break;
+        // too short. (The scoreboard let it issue, so every result it holds
+        // back that this instruction reads is ready: one still in flight is
+        // an ALU result's.)
+        if info.pipe != Pipe::Lsu && last_write > now {
+            self.stats.alu_hazards += 1;
+        }
+        // The kernels' address arithmetic: no memory, no branch, a fixed
+        // latency.
+        if let Some(f) = info.int.filter(|_| info.texdepbar.is_none()) {
+            if exec_int(op, f, w, prog, l.cbank0) {
+                self.stats.warp_instructions += 1;
+                self.stats.fp32 += info.fp32 as u64;
+                write_ready(tm, info, now, now, t);
+                return Ok(());
             }
         }
         // The kernels' FFMA: no memory, no branch, a fixed latency.
-        if info.lat == Latency::Alu && info.texdepbar.is_none() && exec_ffma(op, w) {
+        if info.ffma && ffma3(op, w) {
             self.stats.warp_instructions += 1;
             self.stats.fp32 += info.fp32 as u64;
             write_ready(tm, info, now, now, t);
@@ -1041,52 +1058,47 @@ impl Lsu {
 /// `ready`.
 #[inline]
 fn write_ready(tm: &mut WarpTiming, info: &Info, now: u64, ready: u64, t: &Timing) {
-    if info.lat == Latency::Alu && info.ctrl & 0x10 != 0 {
+    let (at, held) = match info.lat {
         // Bit 4 puts a fixed-latency result on the scoreboard: ptxas sets it
         // on `MOV R1, c[0x0][0x44]` (a constant that may miss) and reads R1
         // two cycles later.
-        for k in 0..info.ndst {
-            let r = info.dst.wrapping_add(k);
-            tm.ready[r as usize] = now + t.alu_latency as u64;
-            tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
+        Latency::Alu if info.ctrl & 0x10 != 0 => {
+            let at = now + t.alu_latency as u64;
+            (at, at)
         }
-    } else if info.lat == Latency::Alu {
-        for k in 0..info.ndst {
-            let r = info.dst.wrapping_add(k);
-            tm.ready[r as usize] = now + t.alu_latency as u64;
-            tm.alu[(r >> 6) as usize] |= 1 << (r & 63);
-        }
-    } else if info.lat != Latency::None {
-        for k in 0..info.ndst {
-            let r = info.dst.wrapping_add(k);
-            tm.ready[r as usize] = ready;
-            tm.alu[(r >> 6) as usize] &= !(1 << (r & 63));
-        }
+        Latency::Alu => (now + t.alu_latency as u64, 0),
+        Latency::None => return,
+        _ => (ready, ready),
+    };
+    for k in 0..info.ndst {
+        let r = info.dst.wrapping_add(k) as usize;
+        tm.ready[r] = at;
+        tm.held[r] = held;
     }
 }
 
 /// The cycle the registers `info` reads and writes are ready, by the
-/// scoreboard of warp timing `tm`.
-#[inline]
-fn scoreboard(tm: &WarpTiming, info: &Info) -> u64 {
-    let mut at = 0u64;
+/// scoreboard of warp timing `tm`, and the last cycle a register it reads is
+/// written (whether or not the scoreboard holds it back for it).
+#[inline(never)]
+fn scoreboard(tm: &WarpTiming, info: &Info) -> (u64, u64) {
     // Load/store instructions wait for ALU results too (they read their
     // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
     // after the ALU instruction that computes its address).
-    let lsu = info.pipe == Pipe::Lsu;
-    let scoreboarded = |r: u8| lsu || tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 0;
+    let times: &[u64; 256] = if info.pipe == Pipe::Lsu {
+        &tm.ready
+    } else {
+        &tm.held
+    };
+    let (mut at, mut read) = (0u64, 0u64);
     for &r in info.reads() {
-        if scoreboarded(r) {
-            at = at.max(tm.ready[r as usize]);
-        }
+        at = at.max(times[r as usize]);
+        read = read.max(tm.ready[r as usize]);
     }
     for k in 0..info.ndst {
-        let r = info.dst.wrapping_add(k);
-        if scoreboarded(r) {
-            at = at.max(tm.ready[r as usize]);
-        }
+        at = at.max(times[info.dst.wrapping_add(k) as usize]);
     }
-    at
+    (at, read)
 }
 
 /// Warps of a block of `threads` threads.
