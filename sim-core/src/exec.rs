@@ -564,14 +564,7 @@ pub(crate) fn ffma3(op: &Op, w: &mut Warp) -> bool {
     let m = w.active & guard_mask(w, op);
     w.pc = next_slot(w.pc);
     w.executed += 1;
-    let mut d = [0u32; 32];
-    fp::ffma_rn_bits(
-        w.row(reg(&s[0])),
-        w.row(reg(&s[1])),
-        w.row(reg(&s[2])),
-        &mut d,
-    );
-    w.set_reg(op.d0, &d, m);
+    fp::ffma_rn_rows(&mut w.regs, reg(&s[0]), reg(&s[1]), reg(&s[2]), op.d0, m);
     true
 }
 

@@ -188,6 +188,13 @@ pub fn canon32(r: f32) -> u32 {
     }
 }
 
+/// One lane's FFMA (bits in, bits out), round-to-nearest, no flush or
+/// saturation, NaN canonical.
+#[inline(always)]
+fn ffma_lane(a: u32, b: u32, c: u32) -> u32 {
+    canon32(f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c)))
+}
+
 /// FFMA over a warp's 32 lanes (the registers' bits), round-to-nearest, no
 /// flush or saturation: the host's fused multiply-add instruction where it has
 /// one (detected at run time), else the library's correctly rounded `fmaf`.
@@ -201,7 +208,62 @@ pub fn ffma_rn_bits(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 3
         }
     }
     for l in 0..32 {
-        d[l] = canon32(f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l])));
+        d[l] = ffma_lane(a[l], b[l], c[l]);
+    }
+}
+
+/// [`ffma_rn_bits`] in place on a warp's register file `regs` (32 lanes a
+/// register): `d = a * b + c` in the lanes of `mask`, a source of 255 (RZ)
+/// or past the file reading zero, and a destination of 255 or past it
+/// written nowhere, as [`crate::warp::Warp::reg`] and `set_reg` have it.
+/// One pass with the host's FMA where it has one: no row copied twice.
+pub fn ffma_rn_rows(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+        {
+            // SAFETY: the CPU has FMA and AVX2 (checked just above).
+            unsafe { ffma_rows_fma(regs, a, b, c, d, mask) };
+            return;
+        }
+    }
+    ffma_rows(regs, a, b, c, d, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn ffma_rows_fma(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
+    ffma_rows(regs, a, b, c, d, mask)
+}
+
+/// The body of [`ffma_rn_rows`].
+#[inline(always)]
+fn ffma_rows(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
+    static ZERO: [u32; 32] = [0; 32];
+    let out = {
+        let row = |r: u8| -> &[u32; 32] {
+            let o = r as usize * 32;
+            match regs.get(o..o + 32) {
+                Some(x) if r != 255 => x.try_into().unwrap_or(&ZERO),
+                _ => &ZERO,
+            }
+        };
+        let (x, y, z) = (row(a), row(b), row(c));
+        let mut out = [0u32; 32];
+        for l in 0..32 {
+            out[l] = ffma_lane(x[l], y[l], z[l]);
+        }
+        out
+    };
+    let o = d as usize * 32;
+    if let Some(dst) = regs.get_mut(o..o + 32).filter(|_| d != 255) {
+        if mask == u32::MAX {
+            dst.copy_from_slice(&out);
+        } else {
+            for l in crate::warp::Lanes(mask) {
+                dst[l] = out[l];
+            }
+        }
     }
 }
 
@@ -209,7 +271,7 @@ pub fn ffma_rn_bits(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 3
 #[target_feature(enable = "avx2,fma")]
 unsafe fn ffma_bits_fma(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 32]) {
     for l in 0..32 {
-        d[l] = canon32(f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l])));
+        d[l] = ffma_lane(a[l], b[l], c[l]);
     }
 }
 
@@ -521,6 +583,48 @@ pub fn round_int(x: f64, irnd: crate::op::IntRnd) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ffma_in_place_is_lane_by_lane() {
+        // Sources and destination alike, apart or the same, RZ, past the
+        // file; every lane, some, none.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u32
+        };
+        for case in 0..400 {
+            let regs0: Vec<u32> = (0..8 * 32)
+                .map(|i| match (next() % 8, i % 5) {
+                    (0, _) => 0x7fc0_0001,
+                    (1, 0) => 0x0000_0001,
+                    _ => next() & 0xbfff_ffff,
+                })
+                .collect();
+            let pick = |x: u32| [0u8, 1, 2, 3, 7, 8, 255][x as usize % 7];
+            let (a, b, c, d) = (pick(next()), pick(next()), pick(next()), pick(next()));
+            let mask = [u32::MAX, 0, next()][case % 3];
+            let mut got = regs0.clone();
+            ffma_rn_rows(&mut got, a, b, c, d, mask);
+            let row = |r: u8| -> [u32; 32] {
+                std::array::from_fn(|l| if r < 8 { regs0[r as usize * 32 + l] } else { 0 })
+            };
+            let mut want = regs0.clone();
+            if d < 8 {
+                for l in 0..32 {
+                    if mask >> l & 1 == 1 {
+                        want[d as usize * 32 + l] = ffma_lane(row(a)[l], row(b)[l], row(c)[l]);
+                    }
+                }
+            }
+            assert_eq!(got, want, "R{d} = R{a} * R{b} + R{c}, lanes {mask:#x}");
+            let mut scalar = regs0.clone();
+            ffma_rows(&mut scalar, a, b, c, d, mask);
+            assert_eq!(scalar, want);
+        }
+    }
 
     #[test]
     fn directed_rounding_brackets_the_exact_result() {

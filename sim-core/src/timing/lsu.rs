@@ -48,15 +48,18 @@ pub fn shared_transactions<A: Addr>(
         // how far each half is from the line through lanes 0 and 1, and
         // whether the upper half repeats the lower. In 32 bits: the 24-bit
         // addresses and `a0 + d * l` (|d| < 2^24, l < 32) never reach 2^31, so
-        // equality modulo 2^32 is equality.
+        // equality modulo 2^32 is equality; and lane l is on the line when
+        // every step up to it is `d` (steps, no multiplication).
         let (a0w, dw) = (a0 as u32, d as u32);
+        let m24: [u32; 32] = std::array::from_fn(|l| addrs[l].into() as u32 & M as u32);
         let (mut off_lo, mut off_hi, mut rep) = (0u32, 0u32, 0u64);
-        for l in 0..16u32 {
-            let i = l as usize;
-            off_lo |= (addrs[i].into() as u32 & M as u32) ^ a0w.wrapping_add(dw.wrapping_mul(l));
-            off_hi |= (addrs[i + 16].into() as u32 & M as u32)
-                ^ a0w.wrapping_add(dw.wrapping_mul(l + 16));
-            rep |= addrs[i + 16].into() ^ addrs[i].into();
+        for l in 1..16 {
+            off_lo |= m24[l].wrapping_sub(m24[l - 1]) ^ dw;
+            off_hi |= m24[l + 16].wrapping_sub(m24[l + 15]) ^ dw;
+        }
+        off_hi |= m24[16] ^ a0w.wrapping_add(dw.wrapping_mul(16));
+        for l in 0..16 {
+            rep |= addrs[l + 16].into() ^ addrs[l].into();
         }
         let repeat = rep == 0;
         let n = if repeat { 16 } else { 32 };
