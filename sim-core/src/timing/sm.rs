@@ -217,7 +217,7 @@ impl Sm {
             id,
             blocks,
             scheds: vec![Scheduler::default(); t.schedulers as usize],
-            lsu: Lsu::default(),
+            lsu: Lsu::new(t),
             group_taken: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
@@ -1022,7 +1022,6 @@ fn block_env<'a>(
 }
 
 /// The SM's load/store units and the shared-memory pipeline behind them.
-#[derive(Default)]
 struct Lsu {
     /// The cycle the LSU takes another instruction.
     free: u64,
@@ -1030,25 +1029,45 @@ struct Lsu {
     shared_free: u64,
     /// When the shared-memory pipeline is free, to the fraction of a cycle.
     shared_time: f64,
+    /// [`pipeline_time`] of 0 to 128 transactions, worked out once.
+    times: Box<[(f64, u64); 129]>,
+}
+
+/// How long `tx` transactions keep the shared-memory pipeline busy, and the
+/// whole cycles they add to the latency after the first one's.
+fn pipeline_time(tx: u32, t: &Timing) -> (f64, u64) {
+    let tx1 = tx.max(1) as f64;
+    let busy = tx1 * t.shared_cycles_per_transaction + (tx1 - 1.0) * t.shared_replay_cycles as f64;
+    // The latency counts from the first transaction; replays add theirs.
+    let extra = ceil_u64((busy - t.shared_cycles_per_transaction).max(0.0));
+    (busy, extra)
 }
 
 impl Lsu {
+    fn new(t: &Timing) -> Lsu {
+        Lsu {
+            free: 0,
+            shared_free: 0,
+            shared_time: 0.0,
+            times: Box::new(std::array::from_fn(|tx| pipeline_time(tx as u32, t))),
+        }
+    }
+
     /// Times `tx` transactions through the shared-memory pipeline from `now`;
     /// returns when the data are ready.
     #[inline]
     fn shared(&mut self, now: u64, tx: u32, t: &Timing, stats: &mut Stats) -> u64 {
         let start = (now as f64).max(self.shared_time);
-        let tx1 = tx.max(1) as f64;
-        let busy =
-            tx1 * t.shared_cycles_per_transaction + (tx1 - 1.0) * t.shared_replay_cycles as f64;
+        let (busy, extra) = match self.times.get(tx as usize) {
+            Some(&x) => x,
+            None => pipeline_time(tx, t),
+        };
         self.shared_time = start + busy;
         // (`as` truncates: the floor of a cycle count.)
         self.shared_free = self.shared_time as u64;
         self.free = self.free.max(self.shared_free);
         stats.shared_transactions += tx as u64;
         stats.shared_instructions += 1;
-        // The latency counts from the first transaction; replays add theirs.
-        let extra = ceil_u64((busy - t.shared_cycles_per_transaction).max(0.0));
         ceil_u64(start) + extra + t.lds_latency as u64
     }
 }
