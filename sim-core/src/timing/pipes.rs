@@ -98,6 +98,10 @@ pub struct Info {
     /// wait, which the timing model runs on a path of its own
     /// ([`crate::exec::is_ffma3`]).
     pub ffma: bool,
+    /// Two of the registers it reads share a bank
+    /// ([`super::collector::may_conflict`]): without that, the operand
+    /// collector reads them in one cycle whatever it holds.
+    pub may_conflict: bool,
 }
 
 fn wide(t: NumType) -> bool {
@@ -261,6 +265,7 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         unit: Unit::of(pipe, lat),
         int: IntOp::of(op).filter(|_| pipe == Pipe::Core && lat == Latency::Alu),
         ffma: is_ffma3(op) && lat == Latency::Alu,
+        may_conflict: super::collector::may_conflict(&reads[..n]),
     }
 }
 

@@ -637,12 +637,6 @@ impl Sm {
         self.one(s, bi, wi, now, l, global, mem)?;
         // `one` ran it, so the slot exists.
         let first = &l.infos[pc as usize];
-        let mut reads = [255u8; 16];
-        let mut nr = 0;
-        for &r in first.reads() {
-            reads[nr] = r;
-            nr += 1;
-        }
         let mut last = first;
         let mut dual = false;
         let w = &self.blocks[bi].warps[wi];
@@ -658,12 +652,6 @@ impl Sm {
                         self.group_taken[s / 2 % 2] = now;
                     }
                     self.one(s, bi, wi, now, l, global, mem)?;
-                    for &r in second.reads() {
-                        if nr < reads.len() && !reads[..nr].contains(&r) {
-                            reads[nr] = r;
-                            nr += 1;
-                        }
-                    }
                     last = second;
                     dual = true;
                 }
@@ -676,7 +664,23 @@ impl Sm {
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
         let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
-        let degree = conflict_degree(&reads[..nr], prev);
+        let degree = if dual {
+            // Both instructions' registers, each once.
+            let mut reads = [255u8; 16];
+            let mut nr = 0;
+            for &r in first.reads().iter().chain(last.reads()) {
+                if nr < reads.len() && !reads[..nr].contains(&r) {
+                    reads[nr] = r;
+                    nr += 1;
+                }
+            }
+            conflict_degree(&reads[..nr], prev)
+        } else if first.may_conflict {
+            conflict_degree(first.reads(), prev)
+        } else {
+            // At most one register from each bank: no conflict.
+            1
+        };
         let cost = match degree {
             0 | 1 => 0.0,
             2 => t.conflict_2way,
