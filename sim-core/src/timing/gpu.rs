@@ -199,27 +199,30 @@ pub fn run_timed<O: Observer>(
 /// The error for a chip on which nothing can happen any more: a block whose
 /// live warps all wait at a barrier that will never release.
 fn stuck(prog: &Program, sms: &[Sm]) -> SimError {
-    if let Some(b) = sms.iter().flat_map(|sm| sm.blocks.iter()).find(|b| b.live) {
+    let live = sms.iter().flat_map(|sm| {
+        sm.blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.live)
+            .map(move |(bi, b)| (b, sm.warps_of(bi)))
+    });
+    if let Some((b, warps)) = live.into_iter().next() {
         {
             let mut waiting = Vec::new();
-            for w in &b.warps {
+            for w in warps {
                 if let WarpState::Barrier { id, .. } = w.state {
                     let pc = (w.pc as u64).saturating_sub(1) * 8;
                     waiting.push(format!("warp {} at barrier {id} (near {pc:#06x})", w.id));
                 }
             }
-            let exited = b
-                .warps
-                .iter()
-                .filter(|w| w.state == WarpState::Done)
-                .count();
+            let exited = warps.iter().filter(|w| w.state == WarpState::Done).count();
             return SimError::Deadlock {
                 kernel: prog.name.clone(),
                 block: b.idx,
                 why: format!(
                     "a barrier that not every thread reaches: {}; {exited} of {} warps have exited",
                     waiting.join(", "),
-                    b.warps.len()
+                    warps.len()
                 ),
             };
         }

@@ -103,12 +103,11 @@ impl WarpTiming {
     }
 }
 
-/// A block resident on the SM, with its memories.
+/// A block resident on the SM, with its memories (its warps are the SM's,
+/// [`Sm::warps_of`]).
 pub struct BlockSlot {
     pub idx: [u32; 3],
     pub live: bool,
-    pub warps: Vec<Warp>,
-    timing: Vec<WarpTiming>,
     mem: BlockMem,
     /// Warp-instructions executed.
     pub executed: u64,
@@ -149,6 +148,7 @@ struct Scheduler {
 struct Slot {
     not_before: u64,
     block: u8,
+    /// The warp's place in the SM's warps.
     warp: u8,
     why: Stall,
     unit: Unit,
@@ -170,6 +170,11 @@ pub struct Launch<'a> {
 pub struct Sm {
     pub id: u32,
     pub blocks: Vec<BlockSlot>,
+    /// Every block slot's warps, block after block (`wpb` each), in one
+    /// array, and their timing beside them: one index finds a warp.
+    warps: Vec<Warp>,
+    timing: Vec<WarpTiming>,
+    wpb: usize,
     scheds: Vec<Scheduler>,
     lsu: Lsu,
     /// The cycle each shared core group was last taken.
@@ -200,10 +205,6 @@ impl Sm {
             .map(|_| BlockSlot {
                 idx: [0; 3],
                 live: false,
-                warps: (0..warps)
-                    .map(|i| Warp::new(i, prog.registers, 0))
-                    .collect(),
-                timing: (0..warps).map(|_| WarpTiming::new()).collect(),
                 mem: BlockMem {
                     shared: vec![0; shared],
                     local: vec![0; warps as usize * 32 * prog.local_size as usize],
@@ -216,6 +217,13 @@ impl Sm {
         Sm {
             id,
             blocks,
+            warps: (0..slots)
+                .flat_map(|_| (0..warps).map(|i| Warp::new(i, prog.registers, 0)))
+                .collect(),
+            timing: (0..slots * warps as usize)
+                .map(|_| WarpTiming::new())
+                .collect(),
+            wpb: warps as usize,
             scheds: vec![Scheduler::default(); t.schedulers as usize],
             lsu: Lsu::new(t),
             group_taken: [NEVER; 2],
@@ -237,12 +245,23 @@ impl Sm {
         self.live
     }
 
+    /// The places of block slot `bi`'s warps in `warps` and `timing`.
+    fn range(&self, bi: usize) -> std::ops::Range<usize> {
+        bi * self.wpb..(bi + 1) * self.wpb
+    }
+
+    /// Block slot `bi`'s warps.
+    pub fn warps_of(&self, bi: usize) -> &[Warp] {
+        &self.warps[self.range(bi)]
+    }
+
     /// Starts block `idx` in a free slot at cycle `now`; false when none is free.
     pub fn start(&mut self, idx: [u32; 3], threads: u32, now: u64) -> bool {
         let Some(s) = self.blocks.iter().position(|b| !b.live) else {
             return false;
         };
         let nsched = self.scheds.len();
+        let range = self.range(s);
         let b = &mut self.blocks[s];
         b.idx = idx;
         b.live = true;
@@ -252,7 +271,8 @@ impl Sm {
         b.mem.shared.fill(0);
         b.mem.local.fill(0);
         b.mem.locks.fill(0);
-        for (i, (w, t)) in b.warps.iter_mut().zip(b.timing.iter_mut()).enumerate() {
+        let (warps, timing) = (&mut self.warps[range.clone()], &mut self.timing[range]);
+        for (i, (w, t)) in warps.iter_mut().zip(timing.iter_mut()).enumerate() {
             let n = threads.saturating_sub(i as u32 * 32).min(32);
             w.reset(if n == 32 { u32::MAX } else { (1u32 << n) - 1 });
             // Warps go to schedulers by their slot on the SM.
@@ -273,13 +293,18 @@ impl Sm {
             if !b.live {
                 continue;
             }
-            for (wi, (w, t)) in b.warps.iter().zip(&b.timing).enumerate() {
+            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            for (wi, (w, t)) in self.warps[range.clone()]
+                .iter()
+                .zip(&self.timing[range.clone()])
+                .enumerate()
+            {
                 if w.state != WarpState::Done {
                     let sc = &mut self.scheds[t.sched as usize];
                     sc.slots.push(Slot {
                         not_before: 0,
                         block: bi as u8,
-                        warp: wi as u8,
+                        warp: (range.start + wi) as u8,
                         why: Stall::Idle,
                         unit: Unit::None,
                     });
@@ -333,9 +358,16 @@ impl Sm {
         } else {
             &mut []
         };
-        for b in blocks.iter_mut().filter(|b| b.live && b.at_barrier) {
-            if release_barriers(&mut b.warps) {
-                for (w, tm) in b.warps.iter().zip(b.timing.iter_mut()) {
+        for (bi, b) in blocks.iter_mut().enumerate() {
+            if !(b.live && b.at_barrier) {
+                continue;
+            }
+            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            if release_barriers(&mut self.warps[range.clone()]) {
+                for (w, tm) in self.warps[range.clone()]
+                    .iter()
+                    .zip(&mut self.timing[range])
+                {
                     if w.state == WarpState::Running {
                         tm.next_issue = tm.next_issue.max(now + 1);
                     }
@@ -371,8 +403,9 @@ impl Sm {
         if changed {
             // A warp or block may have finished.
             let mut any = false;
-            for b in self.blocks.iter_mut().filter(|b| b.live) {
-                if b.warps.iter().all(|w| w.state == WarpState::Done) {
+            for (bi, b) in self.blocks.iter_mut().enumerate() {
+                let range = bi * self.wpb..(bi + 1) * self.wpb;
+                if b.live && self.warps[range].iter().all(|w| w.state == WarpState::Done) {
                     b.live = false;
                     self.live -= 1;
                     finished.push(b.idx);
@@ -395,8 +428,15 @@ impl Sm {
     /// Lands every read-only load whose data have arrived by `now`.
     fn land(&mut self, now: u64) {
         let mut next = NEVER;
-        for b in self.blocks.iter_mut().filter(|b| b.live) {
-            for (w, tm) in b.warps.iter_mut().zip(b.timing.iter_mut()) {
+        for (bi, b) in self.blocks.iter().enumerate() {
+            if !b.live {
+                continue;
+            }
+            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            for (w, tm) in self.warps[range.clone()]
+                .iter_mut()
+                .zip(&mut self.timing[range])
+            {
                 while let Some(p) = tm.tex.front() {
                     if p.at > now {
                         next = next.min(p.at);
@@ -452,14 +492,15 @@ impl Sm {
             } else {
                 last + 1 + k
             };
-            let slot = self.scheds[s].slots[i];
-            if slot.not_before > now {
-                wake = wake.min(slot.not_before);
+            let sl = &self.scheds[s].slots[i];
+            if sl.not_before > now {
+                wake = wake.min(sl.not_before);
                 if reason == Stall::Idle {
-                    reason = slot.why;
+                    reason = sl.why;
                 }
                 continue;
             }
+            let slot = *sl;
             let (bi, wi) = (slot.block as usize, slot.warp as usize);
             if slot.unit != Unit::None {
                 // Only the unit stopped it: if still busy, it still does.
@@ -475,8 +516,8 @@ impl Sm {
             }
             // Instruction fetch: a warp entering another 64-byte group needs
             // it in its buffer, from the instruction cache or, on a miss, later.
-            let pc = self.blocks[bi].warps[wi].pc;
-            let tm = &mut self.blocks[bi].timing[wi];
+            let pc = self.warps[wi].pc;
+            let tm = &mut self.timing[wi];
             if tm.group != pc / 8 {
                 tm.group = pc / 8;
                 tm.fetched = now;
@@ -498,7 +539,7 @@ impl Sm {
                 }
                 continue;
             }
-            match self.ready(s, bi, wi, now, l) {
+            match self.ready(s, wi, now, l) {
                 Ok(()) => {
                     let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
                     let sc = &mut self.scheds[s];
@@ -508,7 +549,7 @@ impl Sm {
                 }
                 Err((when, why)) => {
                     wake = wake.min(when);
-                    let unit = match l.infos.get(self.blocks[bi].warps[wi].pc as usize) {
+                    let unit = match l.infos.get(self.warps[wi].pc as usize) {
                         Some(info) if why == Stall::PipeBusy => info.unit,
                         _ => Unit::None,
                     };
@@ -533,25 +574,17 @@ impl Sm {
         Ok((wake, false))
     }
 
-    /// Whether warp (`bi`, `wi`) of scheduler `s` can issue its next
+    /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can issue its next
     /// instruction at `now`; else when it might and why not.
     #[inline]
-    fn ready(
-        &mut self,
-        s: usize,
-        bi: usize,
-        wi: usize,
-        now: u64,
-        l: &Launch,
-    ) -> Result<(), (u64, Stall)> {
-        let b = &mut self.blocks[bi];
-        let w = &b.warps[wi];
+    fn ready(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> Result<(), (u64, Stall)> {
+        let w = &self.warps[wi];
         match w.state {
             WarpState::Running => {}
             WarpState::Barrier { .. } => return Err((NEVER, Stall::Sync)),
             _ => return Err((NEVER, Stall::Idle)),
         }
-        let tm = &mut b.timing[wi];
+        let tm = &mut self.timing[wi];
         if tm.next_issue > now {
             return Err((tm.next_issue, Stall::ControlCode));
         }
@@ -565,7 +598,7 @@ impl Sm {
             tm.sb_pc = pc;
         }
         let at = tm.sb_at;
-        self.gates(s, &self.blocks[bi].timing[wi], info, at, now)
+        self.gates(s, &self.timing[wi], info, at, now)
     }
 
     /// The scoreboard, `TEXDEPBAR` and the units an instruction needs.
@@ -618,7 +651,7 @@ impl Sm {
         }
     }
 
-    /// Issues warp (`bi`, `wi`)'s next instruction, and the one after it when
+    /// Issues warp `wi` (of block slot `bi`)'s next instruction, and the one after it when
     /// the control byte asks for a pair and the pair is legal.
     #[allow(clippy::too_many_arguments)]
     fn issue<O: Observer>(
@@ -633,13 +666,13 @@ impl Sm {
         obs: &mut O,
     ) -> Result<bool, SimError> {
         let t = &l.config.timing;
-        let pc = self.blocks[bi].warps[wi].pc;
+        let pc = self.warps[wi].pc;
         self.one(s, bi, wi, now, l, global, mem)?;
         // `one` ran it, so the slot exists.
         let first = &l.infos[pc as usize];
         let mut last = first;
         let mut dual = false;
-        let w = &self.blocks[bi].warps[wi];
+        let w = &self.warps[wi];
         if t.dual_issue == 1
             && Ctrl(first.ctrl).dual()
             && (t.dual_issue_aligned == 0 || pc.is_multiple_of(2))
@@ -647,7 +680,7 @@ impl Sm {
             && w.pc == next_slot(pc)
         {
             if let Some(second) = l.infos.get(w.pc as usize) {
-                if self.pairs(s, bi, wi, first, second, now) {
+                if self.pairs(s, wi, first, second, now) {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
                         self.group_taken[s / 2 % 2] = now;
                     }
@@ -695,7 +728,7 @@ impl Sm {
         sc.prev_cycle = now;
         // `Info::reads` is padded with RZ, which is never read.
         sc.prev_reads = last.reads;
-        let tm = &mut self.blocks[bi].timing[wi];
+        let tm = &mut self.timing[wi];
         tm.next_issue = tm
             .next_issue
             .max(now + Ctrl(last.ctrl).gap(t.unscheduled_stall) as u64);
@@ -706,12 +739,12 @@ impl Sm {
                 cycle: now,
                 sm: self.id,
                 sched: s as u8,
-                warp: wi as u8,
+                warp: (wi - bi * self.wpb) as u8,
                 pc,
                 dual,
             });
         }
-        let w = &self.blocks[bi].warps[wi];
+        let w = &self.warps[wi];
         let changed = w.state == WarpState::Done;
         if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
             // A barrier may release: checked next cycle.
@@ -722,7 +755,7 @@ impl Sm {
     }
 
     /// Whether `second` may issue with `first` in this cycle.
-    fn pairs(&self, s: usize, bi: usize, wi: usize, first: &Info, second: &Info, now: u64) -> bool {
+    fn pairs(&self, s: usize, wi: usize, first: &Info, second: &Info, now: u64) -> bool {
         if super::pipes::may_pair(first, second).is_err() {
             return false;
         }
@@ -732,11 +765,11 @@ impl Sm {
         {
             return false;
         }
-        self.operands_ready(s, &self.blocks[bi].timing[wi], second, now)
+        self.operands_ready(s, &self.timing[wi], second, now)
             .is_ok()
     }
 
-    /// Executes one instruction of warp (`bi`, `wi`) and times it.
+    /// Executes one instruction of warp `wi` (of block slot `bi`) and times it.
     #[allow(clippy::too_many_arguments)]
     fn one(
         &mut self,
@@ -752,8 +785,8 @@ impl Sm {
         let prog = l.prog;
         let sm = self.id;
         let b = &mut self.blocks[bi];
-        let w = &mut b.warps[wi];
-        let tm = &mut b.timing[wi];
+        let w = &mut self.warps[wi];
+        let tm = &mut self.timing[wi];
         let pc = w.pc;
         let cached = std::mem::replace(&mut tm.sb_pc, u32::MAX) == pc;
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize)) else {
@@ -830,7 +863,7 @@ impl Sm {
                 );
                 self.lsu.free = now + 1;
                 let ready = self.lsu.shared(now, tx, t, &mut self.stats);
-                write_ready(&mut self.blocks[bi].timing[wi], info, now, ready, t);
+                write_ready(&mut self.timing[wi], info, now, ready, t);
                 return Ok(());
             }
         }
@@ -963,7 +996,7 @@ impl Sm {
                 ready = start + t.lds_latency as u64;
             }
         }
-        let w = &mut b.warps[wi];
+        let w = &mut self.warps[wi];
         if let Some(saved) = saved {
             // Hold the loaded value back until it arrives, in order.
             let at = tm.tex.back().map_or(ready, |p| p.at.max(ready));
