@@ -116,11 +116,19 @@ pub struct BlockSlot {
     at_barrier: bool,
 }
 
+/// The most warps an SM holds: the configuration's most threads (4096) in
+/// warps. (Occupancy never places more.)
+const MAX_WARPS: usize = 128;
+
+/// The most warp schedulers an SM has (the configuration's limit).
+const MAX_SCHEDULERS: usize = 4;
+
 /// A warp scheduler.
-#[derive(Clone, Default)]
 struct Scheduler {
-    /// Its warps, in the order it considers them.
-    slots: Vec<Slot>,
+    /// Its warps, in the order it considers them: the first `nslots`, in an
+    /// array of its own so that finding one loads no pointer.
+    slots: [Slot; MAX_WARPS],
+    nslots: usize,
     /// Index in `warps` of the warp issued last (loose round robin).
     last: usize,
     /// Issue cycles owed to register bank conflicts.
@@ -136,6 +144,35 @@ struct Scheduler {
     reason: Option<Stall>,
     /// A cycle before which none of its warps can issue (a lower bound).
     wake: u64,
+}
+
+impl Scheduler {
+    fn new() -> Scheduler {
+        Scheduler {
+            slots: [Slot {
+                not_before: 0,
+                block: 0,
+                warp: 0,
+                why: Stall::Idle,
+                unit: Unit::None,
+            }; MAX_WARPS],
+            nslots: 0,
+            last: 0,
+            debt: 0.0,
+            sfu_free: 0,
+            fp64_free: 0,
+            prev_warp: (0, 0),
+            prev_cycle: 0,
+            prev_reads: [0; 8],
+            reason: None,
+            wake: 0,
+        }
+    }
+
+    /// Its warps.
+    fn slots_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots[..self.nslots]
+    }
 }
 
 /// A warp of a scheduler: where it lives, and a cycle before which it cannot
@@ -175,7 +212,9 @@ pub struct Sm {
     warps: Vec<Warp>,
     timing: Vec<WarpTiming>,
     wpb: usize,
-    scheds: Vec<Scheduler>,
+    scheds: [Scheduler; MAX_SCHEDULERS],
+    /// Schedulers in use (the first of `scheds`).
+    nsched: usize,
     lsu: Lsu,
     /// The cycle each shared core group was last taken.
     group_taken: [u64; 2],
@@ -224,7 +263,8 @@ impl Sm {
                 .map(|_| WarpTiming::new())
                 .collect(),
             wpb: warps as usize,
-            scheds: vec![Scheduler::default(); t.schedulers as usize],
+            scheds: std::array::from_fn(|_| Scheduler::new()),
+            nsched: (t.schedulers as usize).clamp(1, MAX_SCHEDULERS),
             lsu: Lsu::new(t),
             group_taken: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
@@ -260,7 +300,7 @@ impl Sm {
         let Some(s) = self.blocks.iter().position(|b| !b.live) else {
             return false;
         };
-        let nsched = self.scheds.len();
+        let nsched = self.nsched;
         let range = self.range(s);
         let b = &mut self.blocks[s];
         b.idx = idx;
@@ -287,7 +327,7 @@ impl Sm {
     /// Rebuilds the schedulers' warp lists from the live blocks.
     fn rebuild(&mut self) {
         for s in &mut self.scheds {
-            s.slots.clear();
+            s.nslots = 0;
         }
         for (bi, b) in self.blocks.iter().enumerate() {
             if !b.live {
@@ -301,18 +341,19 @@ impl Sm {
             {
                 if w.state != WarpState::Done {
                     let sc = &mut self.scheds[t.sched as usize];
-                    sc.slots.push(Slot {
+                    sc.nslots += 1;
+                    sc.slots[sc.nslots - 1] = Slot {
                         not_before: 0,
                         block: bi as u8,
                         warp: (range.start + wi) as u8,
                         why: Stall::Idle,
                         unit: Unit::None,
-                    });
+                    };
                 }
             }
         }
         for s in &mut self.scheds {
-            if s.last >= s.slots.len() {
+            if s.last >= s.nslots {
                 s.last = 0;
             }
             s.wake = 0;
@@ -336,7 +377,7 @@ impl Sm {
         if let Some(last) = self.last_tick {
             let gap = now.saturating_sub(last + 1);
             if gap > 0 {
-                for sc in &self.scheds {
+                for sc in &self.scheds[..self.nsched] {
                     if let Some(r) = sc.reason {
                         self.stats.stall[r as usize] += gap;
                     }
@@ -375,7 +416,7 @@ impl Sm {
                 wake = wake.min(now + 1);
                 for sc in &mut self.scheds {
                     sc.wake = sc.wake.min(now + 1);
-                    sc.slots.iter_mut().for_each(|t| {
+                    sc.slots_mut().iter_mut().for_each(|t| {
                         t.not_before = t.not_before.min(now + 1);
                         t.unit = Unit::None;
                     });
@@ -384,7 +425,7 @@ impl Sm {
             b.at_barrier = false;
         }
         // 3. The schedulers, in index order (fixed priority for the shared groups).
-        let n = self.scheds.len();
+        let n = self.nsched;
         let mut changed = false;
         for s in 0..n {
             let sc = &self.scheds[s];
@@ -464,7 +505,7 @@ impl Sm {
         obs: &mut O,
     ) -> Result<(u64, bool), SimError> {
         let t = &l.config.timing;
-        let nw = self.scheds[s].slots.len();
+        let nw = self.scheds[s].nslots;
         self.scheds[s].reason = None;
         if nw == 0 {
             return Ok((NEVER, false));
