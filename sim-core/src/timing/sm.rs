@@ -35,6 +35,10 @@ use super::l2::{Memory, Path, Slots};
 use super::lsu::{global_lines, shared_transactions};
 use super::pipes::{Info, Latency, Pipe, Unit};
 
+/// A register's places in [`WarpTiming`]'s times.
+const READY: usize = 0;
+const HELD: usize = 1;
+
 /// A never-reached cycle.
 pub const NEVER: u64 = u64::MAX;
 
@@ -53,12 +57,11 @@ struct Pending {
 pub struct WarpTiming {
     /// The earliest cycle the control codes let the next instruction issue.
     next_issue: u64,
-    /// The cycle each register's last result is ready.
-    ready: Box<[u64; 256]>,
-    /// The scoreboard: the same for the results it holds instructions back
-    /// for, 0 for an ALU result (no interlock: a read before it is a hazard,
-    /// not a wait), whose time only `ready` keeps.
-    held: Box<[u64; 256]>,
+    /// For each register, side by side: the cycle its last result is ready
+    /// (`READY`), and the scoreboard's time for it (`HELD`): the same for
+    /// the results it holds instructions back for, 0 for an ALU result (no
+    /// interlock: a read before it is a hazard, not a wait).
+    times: Box<[[u64; 2]; 256]>,
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     sched: u8,
@@ -79,8 +82,7 @@ impl WarpTiming {
     fn new() -> WarpTiming {
         WarpTiming {
             next_issue: 0,
-            ready: Box::new([0; 256]),
-            held: Box::new([0; 256]),
+            times: Box::new([[0; 2]; 256]),
             tex: VecDeque::with_capacity(16),
             sched: 0,
             group: u32::MAX,
@@ -93,8 +95,7 @@ impl WarpTiming {
 
     fn reset(&mut self, now: u64, sched: u8) {
         self.next_issue = now;
-        self.ready.fill(0);
-        self.held.fill(0);
+        self.times.fill([0; 2]);
         self.tex.clear();
         self.sched = sched;
         self.group = u32::MAX;
@@ -1167,10 +1168,15 @@ fn write_ready(tm: &mut WarpTiming, info: &Info, now: u64, ready: u64, t: &Timin
         Latency::None => return,
         _ => (ready, ready),
     };
+    if info.ndst == 1 {
+        // The commonest: one register.
+        let r = info.dst as usize;
+        tm.times[r] = [at, held];
+        return;
+    }
     for k in 0..info.ndst {
         let r = info.dst.wrapping_add(k) as usize;
-        tm.ready[r] = at;
-        tm.held[r] = held;
+        tm.times[r] = [at, held];
     }
 }
 
@@ -1182,18 +1188,15 @@ fn scoreboard(tm: &WarpTiming, info: &Info) -> (u64, u64) {
     // Load/store instructions wait for ALU results too (they read their
     // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
     // after the ALU instruction that computes its address).
-    let times: &[u64; 256] = if info.pipe == Pipe::Lsu {
-        &tm.ready
-    } else {
-        &tm.held
-    };
+    let j = if info.pipe == Pipe::Lsu { READY } else { HELD };
     let (mut at, mut read) = (0u64, 0u64);
     for &r in info.reads() {
-        at = at.max(times[r as usize]);
-        read = read.max(tm.ready[r as usize]);
+        let x = tm.times[r as usize];
+        at = at.max(x[j]);
+        read = read.max(x[READY]);
     }
     for k in 0..info.ndst {
-        at = at.max(times[info.dst.wrapping_add(k) as usize]);
+        at = at.max(tm.times[info.dst.wrapping_add(k) as usize][j]);
     }
     (at, read)
 }
