@@ -35,10 +35,6 @@ use super::l2::{Memory, Path, Slots};
 use super::lsu::{global_lines, shared_transactions};
 use super::pipes::{Info, Latency, Pipe, Unit};
 
-/// A register's places in [`WarpTiming`]'s times.
-const READY: usize = 0;
-const HELD: usize = 1;
-
 /// A never-reached cycle.
 pub const NEVER: u64 = u64::MAX;
 
@@ -57,11 +53,12 @@ struct Pending {
 pub struct WarpTiming {
     /// The earliest cycle the control codes let the next instruction issue.
     next_issue: u64,
-    /// For each register, side by side: the cycle its last result is ready
-    /// (`READY`), and the scoreboard's time for it (`HELD`): the same for
-    /// the results it holds instructions back for, 0 for an ALU result (no
-    /// interlock: a read before it is a hazard, not a wait).
-    times: Box<[[u64; 2]; 256]>,
+    /// The cycle each register's last result is ready.
+    ready: Box<[u64; 256]>,
+    /// Registers whose `ready` time is an ALU result's, which the scoreboard
+    /// does not hold instructions back for (no interlock: a read before it
+    /// is a hazard, not a wait).
+    alu: [u64; 4],
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     sched: u8,
@@ -82,7 +79,8 @@ impl WarpTiming {
     fn new() -> WarpTiming {
         WarpTiming {
             next_issue: 0,
-            times: Box::new([[0; 2]; 256]),
+            ready: Box::new([0; 256]),
+            alu: [0; 4],
             tex: VecDeque::with_capacity(16),
             sched: 0,
             group: u32::MAX,
@@ -95,7 +93,8 @@ impl WarpTiming {
 
     fn reset(&mut self, now: u64, sched: u8) {
         self.next_issue = now;
-        self.times.fill([0; 2]);
+        self.ready.fill(0);
+        self.alu = [0; 4];
         self.tex.clear();
         self.sched = sched;
         self.group = u32::MAX;
@@ -1156,27 +1155,27 @@ impl Lsu {
 /// `ready`.
 #[inline]
 fn write_ready(tm: &mut WarpTiming, info: &Info, now: u64, ready: u64, t: &Timing) {
-    let (at, held) = match info.lat {
+    let (at, alu) = match info.lat {
         // Bit 4 puts a fixed-latency result on the scoreboard: ptxas sets it
         // on `MOV R1, c[0x0][0x44]` (a constant that may miss) and reads R1
         // two cycles later.
-        Latency::Alu if info.ctrl & 0x10 != 0 => {
-            let at = now + t.alu_latency as u64;
-            (at, at)
-        }
-        Latency::Alu => (now + t.alu_latency as u64, 0),
+        Latency::Alu => (now + t.alu_latency as u64, info.ctrl & 0x10 == 0),
         Latency::None => return,
-        _ => (ready, ready),
+        _ => (ready, false),
+    };
+    let mut set = |r: usize| {
+        tm.ready[r] = at;
+        let bit = 1u64 << (r & 63);
+        let word = &mut tm.alu[r >> 6];
+        *word = if alu { *word | bit } else { *word & !bit };
     };
     if info.ndst == 1 {
         // The commonest: one register.
-        let r = info.dst as usize;
-        tm.times[r] = [at, held];
+        set(info.dst as usize);
         return;
     }
     for k in 0..info.ndst {
-        let r = info.dst.wrapping_add(k) as usize;
-        tm.times[r] = [at, held];
+        set(info.dst.wrapping_add(k) as usize);
     }
 }
 
@@ -1188,15 +1187,21 @@ fn scoreboard(tm: &WarpTiming, info: &Info) -> (u64, u64) {
     // Load/store instructions wait for ALU results too (they read their
     // registers in the LSU's queue: ptxas issues an LD/LDG/ST one cycle
     // after the ALU instruction that computes its address).
-    let j = if info.pipe == Pipe::Lsu { READY } else { HELD };
+    let lsu = info.pipe == Pipe::Lsu;
+    let held = |r: u8| lsu || tm.alu[(r >> 6) as usize] >> (r & 63) & 1 == 0;
     let (mut at, mut read) = (0u64, 0u64);
     for &r in info.reads() {
-        let x = tm.times[r as usize];
-        at = at.max(x[j]);
-        read = read.max(x[READY]);
+        let x = tm.ready[r as usize];
+        read = read.max(x);
+        if held(r) {
+            at = at.max(x);
+        }
     }
     for k in 0..info.ndst {
-        at = at.max(tm.times[info.dst.wrapping_add(k) as usize][j]);
+        let r = info.dst.wrapping_add(k);
+        if held(r) {
+            at = at.max(tm.ready[r as usize]);
+        }
     }
     (at, read)
 }
