@@ -2638,6 +2638,36 @@ mod tests {
         }
     }
 
+    /// [`exec`] of `op` by warp `w` of a one-warp block with `shared`, no
+    /// global or local memory, and constant bank 0 `cbank0`.
+    fn exec_alone(
+        prog: &Program,
+        cbank0: &[u8],
+        shared: &mut [u8],
+        op: &Op,
+        w: &mut Warp,
+    ) -> Result<(), ExecError> {
+        let mut global = GlobalMem::new();
+        let (mut local, mut locks) = (Vec::new(), vec![0u32; 2]);
+        let mut env = Env {
+            prog,
+            cbank0,
+            global: &mut global,
+            shared,
+            local: &mut local,
+            local_size: 0,
+            block_idx: [0; 3],
+            block_dim: [32, 1, 1],
+            grid_dim: [1, 1, 1],
+            clock: 0,
+            sm: 0,
+            sms: 1,
+            locks: &mut locks,
+            pre: None,
+        };
+        exec(op, w, &mut env)
+    }
+
     proptest::proptest! {
         /// The fast `LDS`/`STS` path does what the general executor does,
         /// whenever it takes an access; and it takes every aligned, in-bounds
@@ -2680,25 +2710,7 @@ mod tests {
             let mut addr = [0u32; 32];
             let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr).map(|(m, _)| m);
             let (mut wg, mut sg) = (w.clone(), shared0.clone());
-            let mut global = GlobalMem::new();
-            let (mut local, mut locks) = (Vec::new(), vec![0u32; 2]);
-            let mut env = Env {
-                prog: &prog,
-                cbank0: &[],
-                global: &mut global,
-                shared: &mut sg,
-                local: &mut local,
-                local_size: 0,
-                block_idx: [0; 3],
-                block_dim: [32, 1, 1],
-                grid_dim: [1, 1, 1],
-                clock: 0,
-                sm: 0,
-                sms: 1,
-                locks: &mut locks,
-                pre: None,
-            };
-            let general = exec(&op, &mut wg, &mut env);
+            let general = exec_alone(&prog, &[], &mut sg, &op, &mut wg);
             let m = w.active & guard_mask(&w, &op);
             let size = width.bytes();
             let fits = Lanes(m).all(|l| {
@@ -2792,25 +2804,7 @@ mod tests {
             let mut wf = w.clone();
             let fast = IntOp::of(&op).is_some_and(|f| exec_int(&op, f, &mut wf, &prog, &cbank0));
             let mut wg = w.clone();
-            let mut global = GlobalMem::new();
-            let (mut shared, mut local, mut locks) = (Vec::new(), Vec::new(), vec![0u32; 1]);
-            let mut env = Env {
-                prog: &prog,
-                cbank0: &cbank0,
-                global: &mut global,
-                shared: &mut shared,
-                local: &mut local,
-                local_size: 0,
-                block_idx: [0; 3],
-                block_dim: [32, 1, 1],
-                grid_dim: [1, 1, 1],
-                clock: 0,
-                sm: 0,
-                sms: 1,
-                locks: &mut locks,
-                pre: None,
-            };
-            let general = exec(&op, &mut wg, &mut env);
+            let general = exec_alone(&prog, &cbank0, &mut Vec::new(), &op, &mut wg);
             let exists = |o: &Operand| match o.src {
                 Src::Reg(_) | Src::Imm(_) => true,
                 Src::Const { bank, offset } => {
