@@ -287,7 +287,7 @@ impl Sm {
 
     /// The places of block slot `bi`'s warps in `warps` and `timing`.
     fn range(&self, bi: usize) -> std::ops::Range<usize> {
-        bi * self.wpb..(bi + 1) * self.wpb
+        warps_at(bi, self.wpb)
     }
 
     /// Block slot `bi`'s warps.
@@ -333,7 +333,7 @@ impl Sm {
             if !b.live {
                 continue;
             }
-            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            let range = warps_at(bi, self.wpb);
             for (wi, (w, t)) in self.warps[range.clone()]
                 .iter()
                 .zip(&self.timing[range.clone()])
@@ -403,7 +403,7 @@ impl Sm {
             if !(b.live && b.at_barrier) {
                 continue;
             }
-            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            let range = warps_at(bi, self.wpb);
             if release_barriers(&mut self.warps[range.clone()]) {
                 for (w, tm) in self.warps[range.clone()]
                     .iter()
@@ -445,7 +445,7 @@ impl Sm {
             // A warp or block may have finished.
             let mut any = false;
             for (bi, b) in self.blocks.iter_mut().enumerate() {
-                let range = bi * self.wpb..(bi + 1) * self.wpb;
+                let range = warps_at(bi, self.wpb);
                 if b.live && self.warps[range].iter().all(|w| w.state == WarpState::Done) {
                     b.live = false;
                     self.live -= 1;
@@ -473,7 +473,7 @@ impl Sm {
             if !b.live {
                 continue;
             }
-            let range = bi * self.wpb..(bi + 1) * self.wpb;
+            let range = warps_at(bi, self.wpb);
             for (w, tm) in self.warps[range.clone()]
                 .iter_mut()
                 .zip(&mut self.timing[range])
@@ -615,8 +615,8 @@ impl Sm {
         Ok((wake, false))
     }
 
-    /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can issue its next
-    /// instruction at `now`; else when it might and why not.
+    /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can
+    /// issue its next instruction at `now`; else when it might and why not.
     #[inline]
     fn ready(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> Result<(), (u64, Stall)> {
         let w = &self.warps[wi];
@@ -692,8 +692,8 @@ impl Sm {
         }
     }
 
-    /// Issues warp `wi` (of block slot `bi`)'s next instruction, and the one after it when
-    /// the control byte asks for a pair and the pair is legal.
+    /// Issues warp `wi`'s (of block slot `bi`) next instruction, and the one
+    /// after it when the control byte asks for a pair and the pair is legal.
     #[allow(clippy::too_many_arguments)]
     fn issue<O: Observer>(
         &mut self,
@@ -1204,6 +1204,11 @@ fn scoreboard(tm: &WarpTiming, info: &Info) -> (u64, u64) {
         }
     }
     (at, read)
+}
+
+/// The places of block slot `bi`'s warps among an SM's, `wpb` a block.
+fn warps_at(bi: usize, wpb: usize) -> std::ops::Range<usize> {
+    bi * wpb..(bi + 1) * wpb
 }
 
 /// Warps of a block of `threads` threads.
