@@ -91,8 +91,9 @@ pub struct Info {
     pub fp32: bool,
     /// The unit it waits for when busy ([`Unit::of`] its pipe and latency).
     pub unit: Unit,
-    /// Its form, when it is one of the integer instructions the timing model
-    /// runs on a path of its own ([`IntOp::of`]).
+    /// Its form, when it is one of the integer instructions (fixed latency,
+    /// no `TEXDEPBAR` wait) the timing model runs on a path of its own
+    /// ([`IntOp::of`]).
     pub int: Option<IntOp>,
     /// An FFMA of three registers with a fixed latency and no `TEXDEPBAR`
     /// wait, which the timing model runs on a path of its own
@@ -263,8 +264,9 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         global,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),
         unit: Unit::of(pipe, lat),
-        int: IntOp::of(op).filter(|_| pipe == Pipe::Core && lat == Latency::Alu),
-        ffma: is_ffma3(op) && lat == Latency::Alu,
+        int: IntOp::of(op)
+            .filter(|_| pipe == Pipe::Core && lat == Latency::Alu && texdepbar.is_none()),
+        ffma: is_ffma3(op) && lat == Latency::Alu && texdepbar.is_none(),
         may_conflict: super::collector::may_conflict(&reads[..n]),
     }
 }

@@ -875,7 +875,7 @@ impl Sm {
         }
         // The kernels' address arithmetic: no memory, no branch, a fixed
         // latency.
-        if let Some(f) = info.int.filter(|_| info.texdepbar.is_none()) {
+        if let Some(f) = info.int {
             if exec_int(op, f, w, prog, l.cbank0) {
                 self.stats.warp_instructions += 1;
                 self.stats.fp32 += info.fp32 as u64;
