@@ -8,6 +8,7 @@ use clap::Subcommand;
 use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
+use sim_core::timing::Stepping;
 
 /// The benchmarks.
 #[derive(Subcommand)]
@@ -128,8 +129,14 @@ fn speed(size: i64, runs: u32, config: &Path) -> Result<()> {
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..runs.max(1) {
-        let o = launch::execute_as(&cubin, &r, launch::Mode::Timed, &cfg, &read)
-            .map_err(|e| anyhow!("{e}"))?;
+        let o = launch::execute_as(
+            &cubin,
+            &r,
+            launch::Mode::Timed(Stepping::Turns),
+            &cfg,
+            &read,
+        )
+        .map_err(|e| anyhow!("{e}"))?;
         best = best.min(o.sim_time.as_secs_f64());
         out = Some(o);
     }

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use anyhow::{anyhow, bail, Context, Result};
 use sim_core::config::Config;
 use sim_core::launch;
+use sim_core::timing::Stepping;
 
 /// The kernels of the table, in ladder order: (row name, cubin under
 /// `traces/sgemm`).
@@ -50,7 +51,7 @@ pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config
     let read = crate::run::reader(&dir);
     let c = crate::run::load_cubin(&cubin_path, &[])?;
     let t0 = std::time::Instant::now();
-    let out = launch::execute_as(&c, &r, launch::Mode::Timed, config, &read)
+    let out = launch::execute_as(&c, &r, launch::Mode::Timed(Stepping::Turns), config, &read)
         .map_err(|e| anyhow!("{}: {e}", cubin_path.display()))?;
     let t = out
         .timed

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use sim_core::config::Config;
 use sim_core::func::BlockOrder;
 use sim_core::launch::{self, spec::Compare};
+use sim_core::timing::Stepping;
 use sim_isa::cubin::Cubin;
 
 /// The arguments of `keplersim run`.
@@ -45,6 +46,11 @@ pub struct RunArgs {
     /// Simulate this many SMs instead of the configuration's.
     #[arg(long, value_name = "N")]
     pub sms: Option<u32>,
+    /// Step every SM a cycle at a time instead of letting each run on alone
+    /// until it must wait for its turn at global memory (slower; the same
+    /// results: a cross-check).
+    #[arg(long)]
+    pub lockstep: bool,
     /// Print the report as JSON (one object) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -89,8 +95,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let mode = if args.functional || order != BlockOrder::Natural {
         launch::Mode::Functional(order)
+    } else if args.lockstep {
+        launch::Mode::Timed(Stepping::Lockstep)
     } else {
-        launch::Mode::Timed
+        launch::Mode::Timed(Stepping::Turns)
     };
     let out = launch::execute_as(&cubin, &r, mode, &config, &read).map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
+use sim_core::timing::Stepping;
 use sim_isa::cubin::{Cubin, CubinWriter};
 
 fn dir() -> PathBuf {
@@ -188,7 +189,7 @@ fn the_timing_model_reports_every_fixture_as_the_functional_model_does() {
         }
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
         let f = error_of(&name);
-        let t = error_as(&name, launch::Mode::Timed);
+        let t = error_as(&name, launch::Mode::Timed(Stepping::Turns));
         // The first line says what went wrong and where; the deadlock's list of
         // waiting warps may differ, as warps reach the barrier in another order.
         let first = |s: &str| {
@@ -202,5 +203,31 @@ fn the_timing_model_reports_every_fixture_as_the_functional_model_does() {
         };
         assert_eq!(first(&f), first(&t), "{name}:\nfunctional: {f}\ntimed: {t}");
         println!("{name}: {}", t.lines().next().unwrap_or(""));
+    }
+}
+
+/// Of many blocks that fault, the run names the first fault in time (cycle,
+/// then SM): the same whether the SMs run in step or by turns, in which an
+/// SM run earlier meets its fault later than one run after it.
+#[test]
+fn the_first_fault_in_time_is_named_however_the_sms_are_stepped() {
+    for name in ["first_fault_shared", "first_fault_global"] {
+        let turns = error_as(name, launch::Mode::Timed(Stepping::Turns));
+        let step = error_as(name, launch::Mode::Timed(Stepping::Lockstep));
+        assert_eq!(turns, step, "{name}");
+        assert!(turns.contains("in block (37, 0, 0)"), "{name}: {turns}");
+    }
+    // Every fixture: the same error either way.
+    for e in std::fs::read_dir(dir()).expect("fixtures") {
+        let p = e.expect("entry").path();
+        if p.extension().is_none_or(|x| x != "sass") {
+            continue;
+        }
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        assert_eq!(
+            error_as(&name, launch::Mode::Timed(Stepping::Turns)),
+            error_as(&name, launch::Mode::Timed(Stepping::Lockstep)),
+            "{name}"
+        );
     }
 }

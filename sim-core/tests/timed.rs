@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
+use sim_core::timing::Stepping;
 use sim_isa::cubin::Cubin;
 
 fn root() -> PathBuf {
@@ -24,6 +25,10 @@ fn launch_files() -> Vec<PathBuf> {
 }
 
 fn run(path: &Path, config: &Config) -> launch::Outcome {
+    run_as(path, config, Stepping::Turns)
+}
+
+fn run_as(path: &Path, config: &Config, stepping: Stepping) -> launch::Outcome {
     let text = std::fs::read_to_string(path).expect("launch file");
     let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let dir = path.parent().expect("folder").to_path_buf();
@@ -37,7 +42,7 @@ fn run(path: &Path, config: &Config) -> launch::Outcome {
         .replace(".launch.ron", ".cubin");
     let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
     let cubin = Cubin::parse(&std::fs::read(&cubin_path).expect("cubin")).expect("cubin parses");
-    launch::execute_as(&cubin, &r, Mode::Timed, config, &read)
+    launch::execute_as(&cubin, &r, Mode::Timed(stepping), config, &read)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -88,6 +93,31 @@ fn timed_runs_are_deterministic() {
         let b = run(&f, &config).timed.expect("timed");
         assert_eq!(a, b, "{name}");
         println!("{name}: {} cycles twice", a.cycles);
+    }
+}
+
+/// The SMs stepped by turns (each on alone until it must wait for another
+/// at global memory or an `EXIT`) give every suite kernel the cycles,
+/// counters and buffers of the SMs stepped a cycle at a time: on the K20m,
+/// and on a chip of 3 SMs, where more blocks wait for a slot.
+#[test]
+fn stepping_by_turns_gives_the_lockstep_results_on_every_suite_kernel() {
+    let k20m = Config::default();
+    let mut three = Config::default();
+    three.chip.sms = 3;
+    let files = launch_files();
+    assert!(files.len() >= 20, "the suite's launch files");
+    for config in [&k20m, &three] {
+        for f in &files {
+            let turns = run_as(f, config, Stepping::Turns);
+            let step = run_as(f, config, Stepping::Lockstep);
+            let name = f.file_name().unwrap().to_string_lossy();
+            assert_eq!(turns.timed, step.timed, "{name}: cycles and counters");
+            assert_eq!(turns.finals.len(), step.finals.len(), "{name}");
+            for (a, b) in turns.finals.iter().zip(&step.finals) {
+                assert!(a.data == b.data, "{name}: buffer {}", a.name);
+            }
+        }
     }
 }
 

@@ -745,8 +745,9 @@ pub fn execute(
 pub enum Mode {
     /// The functional model, blocks in this order.
     Functional(crate::func::BlockOrder),
-    /// The cycle-level model.
-    Timed,
+    /// The cycle-level model, its SMs stepped so (the results are the same
+    /// either way).
+    Timed(crate::timing::Stepping),
 }
 
 /// Runs a resolved launch of a kernel of `cubin` as `mode` says on the chip
@@ -780,8 +781,9 @@ pub fn execute_as(
                 None,
             )
         }
-        Mode::Timed => {
-            let t = crate::timing::run_timed(
+        Mode::Timed(stepping) => {
+            let t = crate::timing::run_timed_in(
+                stepping,
                 &prog,
                 &mut global,
                 &r.dims,

@@ -4,9 +4,18 @@
 //! occupancy limit: blocks, threads, warps, registers in their allocation
 //! units, shared memory in its units), hands blocks out in grid order to the
 //! SMs in turn until each is full, and gives each freed slot the next block.
-//! The loop runs SMs in index order within a cycle (their requests to L2 and
-//! DRAM are timed in that order, so a run is deterministic) and skips cycles in
-//! which no SM can do anything.
+//! The SMs of one cycle run in index order: their requests to L2 and DRAM,
+//! their accesses to global memory and the blocks they take from the grid go
+//! in that order, so a run is deterministic. Two loops keep it
+//! ([`Stepping`]): in step, every SM a cycle at a time, skipping cycles in
+//! which no SM can do anything; or by turns, each SM running on alone until
+//! it reaches an instruction that must wait for the others ([`Info::turn`]:
+//! a global access or an `EXIT`), which runs when no SM can still do such a
+//! thing at an earlier turn (cycle, then SM index). Nothing else an SM does
+//! reads or changes anything outside it, so both give the same results, and
+//! by turns each SM's state stays in the host's caches while it runs.
+//!
+//! [`Info::turn`]: super::pipes::Info::turn
 
 use crate::config::Config;
 use crate::func::{build_cbank0, check_launch, Dims, SimError};
@@ -17,7 +26,10 @@ use crate::warp::WarpState;
 use super::events::{Observer, Stats};
 use super::l2::{MemStats, Memory};
 use super::pipes::infos;
-use super::sm::{Launch, Sm, NEVER};
+use super::sm::{Launch, Sm, Turn, NEVER};
+
+/// A turn no SM reaches: in step, every instruction's turn has come.
+const ANY: Turn = (NEVER, u32::MAX);
 
 /// What limits a block's residency, and how many fit on an SM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,9 +100,40 @@ impl Timed {
     }
 }
 
+/// How the cycle loop orders the SMs' work (the results are the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stepping {
+    /// Every SM a cycle at a time.
+    Lockstep,
+    /// Each SM on alone until an instruction waits for its turn.
+    Turns,
+}
+
 /// Runs the grid `dims` of `prog` cycle by cycle on the chip `config`
-/// describes, with memory `global` (which it changes as the kernel does).
+/// describes, with memory `global` (which it changes as the kernel does):
+/// by turns, or in step when `obs` listens (so that its events come in
+/// cycle order).
 pub fn run_timed<O: Observer>(
+    prog: &Program,
+    global: &mut GlobalMem,
+    dims: &Dims,
+    params: &[u8],
+    config: &Config,
+    limit: u64,
+    obs: &mut O,
+) -> Result<Timed, SimError> {
+    let stepping = if O::ACTIVE {
+        Stepping::Lockstep
+    } else {
+        Stepping::Turns
+    };
+    run_timed_in(stepping, prog, global, dims, params, config, limit, obs)
+}
+
+/// [`run_timed`] with the SMs' work stepped as `stepping` says.
+#[allow(clippy::too_many_arguments)]
+pub fn run_timed_in<O: Observer>(
+    stepping: Stepping,
     prog: &Program,
     global: &mut GlobalMem,
     dims: &Dims,
@@ -152,48 +195,136 @@ pub fn run_timed<O: Observer>(
             break;
         }
     }
-    let mut busy = vec![0u64; nsm as usize];
+    let mut grid = Grid {
+        next,
+        total,
+        done: 0,
+        end: 0,
+        busy: vec![0u64; nsm as usize],
+    };
     let mut finished = Vec::with_capacity(16);
-    let mut done = 0u64;
-    let mut now = 0u64;
-    loop {
-        for (i, sm) in sms.iter_mut().enumerate() {
-            if sm.wake > now {
-                continue;
+    match stepping {
+        Stepping::Lockstep => {
+            let mut now = 0u64;
+            loop {
+                for (i, sm) in sms.iter_mut().enumerate() {
+                    if sm.wake > now {
+                        continue;
+                    }
+                    finished.clear();
+                    sm.tick(now, &launch, global, &mut mem, obs, &mut finished, ANY)?;
+                    grid.ran(i, sm, now, &finished, &block_at, tpb);
+                }
+                if grid.done == total {
+                    break;
+                }
+                let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
+                if wake == NEVER {
+                    return Err(stuck(prog, &sms));
+                }
+                now = wake.max(now + 1);
             }
-            finished.clear();
-            sm.tick(now, &launch, global, &mut mem, obs, &mut finished)?;
-            done += finished.len() as u64;
-            for _ in 0..finished.len() {
-                if next < total && sm.start(block_at(next), tpb, now + 1) {
-                    next += 1;
+        }
+        Stepping::Turns => {
+            // An SM that failed, at its turn: the run's error is the first.
+            let mut failed: Vec<Option<SimError>> = (0..nsm).map(|_| None).collect();
+            loop {
+                // The SM whose turn comes first runs until it waits for its
+                // next turn behind another SM's.
+                let mut first = (NEVER, u32::MAX);
+                let mut allow = (NEVER, u32::MAX);
+                for sm in &sms {
+                    let turn = sm.next_turn();
+                    if turn < first {
+                        (first, allow) = (turn, first);
+                    } else if turn < allow {
+                        allow = turn;
+                    }
+                }
+                if first.0 == NEVER {
+                    break;
+                }
+                let i = first.1 as usize;
+                if let Some(e) = failed[i].take() {
+                    return Err(e);
+                }
+                let sm = &mut sms[i];
+                loop {
+                    let t = sm.next_turn().0;
+                    if t == NEVER {
+                        break;
+                    }
+                    finished.clear();
+                    match sm.tick(t, &launch, global, &mut mem, obs, &mut finished, allow) {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(e) => {
+                            // Other SMs may still fail at an earlier turn.
+                            failed[i] = Some(e);
+                            sm.fail_at(t);
+                            break;
+                        }
+                    }
+                    grid.ran(i, sm, t, &finished, &block_at, tpb);
                 }
             }
-            if sm.resident() > 0 {
-                busy[i] = now + 1;
+            if grid.done < total {
+                return Err(stuck(prog, &sms));
             }
         }
-        if done == total {
-            break;
-        }
-        let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
-        if wake == NEVER {
-            return Err(stuck(prog, &sms));
-        }
-        now = wake.max(now + 1);
     }
     let mut stats = Stats::default();
     for sm in &sms {
         stats.add(&sm.stats);
     }
     Ok(Timed {
-        cycles: now + 1,
+        cycles: grid.end + 1,
         sms: nsm,
         occupancy: occ,
         stats,
         mem: mem.stats,
-        busy,
+        busy: grid.busy,
     })
+}
+
+/// The grid's blocks as the SMs take and finish them.
+struct Grid {
+    /// The next block to start.
+    next: u64,
+    total: u64,
+    done: u64,
+    /// The last cycle a block finished in.
+    end: u64,
+    /// Per SM, the cycle after the last it had a block resident in.
+    busy: Vec<u64>,
+}
+
+impl Grid {
+    /// SM `i` ran cycle `t`, in which blocks `finished` finished: their slots
+    /// take the grid's next blocks (`block_at` places them; `tpb` threads
+    /// each).
+    fn ran(
+        &mut self,
+        i: usize,
+        sm: &mut Sm,
+        t: u64,
+        finished: &[[u32; 3]],
+        block_at: &impl Fn(u64) -> [u32; 3],
+        tpb: u32,
+    ) {
+        if !finished.is_empty() {
+            self.done += finished.len() as u64;
+            self.end = self.end.max(t);
+        }
+        for _ in 0..finished.len() {
+            if self.next < self.total && sm.start(block_at(self.next), tpb, t + 1) {
+                self.next += 1;
+            }
+        }
+        if sm.resident() > 0 {
+            self.busy[i] = t + 1;
+        }
+    }
 }
 
 /// The error for a chip on which nothing can happen any more: a block whose

@@ -87,6 +87,12 @@ pub struct Info {
     /// A global-memory access (LD/ST/ATOM through the generic or read-only
     /// path): such an instruction never dual-issues.
     pub global: bool,
+    /// It must wait for its turn among the SMs ([`super::gpu`]): a
+    /// global-memory access (global memory's values and the L2 and DRAM
+    /// every SM shares) or an `EXIT` (which may finish a block, whose slot
+    /// takes the grid's next). No other instruction reads or changes
+    /// anything outside its SM.
+    pub turn: bool,
     /// An FP32 multiply or add (FFMA, FMUL, FADD): the work GFlop/s count.
     pub fp32: bool,
     /// The unit it waits for when busy ([`Unit::of`] its pipe and latency).
@@ -262,6 +268,7 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         texdepbar,
         ctrl,
         global,
+        turn: global || op.kind == Exit,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),
         unit: Unit::of(pipe, lat),
         int: IntOp::of(op)

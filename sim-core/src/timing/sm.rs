@@ -191,6 +191,23 @@ struct Slot {
     unit: Unit,
 }
 
+/// A tick stopped before an instruction that must wait for its turn
+/// ([`Info::turn`]): the cycle, the scheduler and its warp slot that found
+/// it ready, and what the tick had worked out so far (the earliest cycle
+/// anything happens, and whether a warp's state changed).
+#[derive(Clone, Copy)]
+struct Paused {
+    now: u64,
+    s: usize,
+    slot: usize,
+    wake: u64,
+    changed: bool,
+}
+
+/// Which SM may do what only one SM at a time may do ([`Info::turn`]), by
+/// cycle and then SM index, the order in which the SMs of one cycle run.
+pub type Turn = (u64, u32);
+
 /// What the SM needs of the launch, shared by every SM.
 pub struct Launch<'a> {
     pub prog: &'a Program,
@@ -234,6 +251,8 @@ pub struct Sm {
     /// A warp arrived at a barrier or exited since the barriers were last
     /// checked (in some block).
     barrier_check: bool,
+    /// Where the last tick stopped to wait for its turn.
+    paused: Option<Paused>,
     pub stats: Stats,
 }
 
@@ -276,6 +295,7 @@ impl Sm {
             last_tick: None,
             live: 0,
             barrier_check: false,
+            paused: None,
             stats: Stats::default(),
         }
     }
@@ -360,7 +380,32 @@ impl Sm {
         }
     }
 
-    /// Runs cycle `now`. Returns the blocks that finished in it.
+    /// The turn at which this SM next does something ([`Turn`]): the cycle
+    /// of the instruction it stopped before, else its next tick's (`NEVER`:
+    /// nothing left to do).
+    pub fn next_turn(&self) -> Turn {
+        (self.paused.map_or(self.wake, |p| p.now), self.id)
+    }
+
+    /// Stops this SM at cycle `now`, where it failed: it keeps that turn
+    /// ([`Sm::next_turn`]) and does nothing more.
+    pub fn fail_at(&mut self, now: u64) {
+        self.paused = Some(Paused {
+            now,
+            s: 0,
+            slot: 0,
+            wake: NEVER,
+            changed: false,
+        });
+    }
+
+    /// Runs cycle `now` (or, when the last tick stopped to wait for its
+    /// turn, the rest of it), putting the blocks that finished in it in
+    /// `finished`. An instruction that must take its turn ([`Info::turn`])
+    /// runs only when this SM's turn at `now` comes before `allow`, the
+    /// other SMs' [`Sm::next_turn`]; else the tick stops before it and
+    /// returns false, and the next call goes on from there.
+    #[allow(clippy::too_many_arguments)]
     pub fn tick<O: Observer>(
         &mut self,
         now: u64,
@@ -369,8 +414,34 @@ impl Sm {
         mem: &mut Memory,
         obs: &mut O,
         finished: &mut Vec<[u32; 3]>,
-    ) -> Result<(), SimError> {
-        let t = &l.config.timing;
+        allow: Turn,
+    ) -> Result<bool, SimError> {
+        if let Some(p) = self.paused {
+            if (now, self.id) >= allow {
+                return Ok(false);
+            }
+            self.paused = None;
+            // The instruction that waited: its scheduler's cycle goes on
+            // from where it stopped.
+            let (bi, wi) = {
+                let sl = &self.scheds[p.s].slots[p.slot];
+                (sl.block as usize, sl.warp as usize)
+            };
+            let r = self.issue_slot(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
+            self.scheds[p.s].wake = r.0;
+            return self.schedulers(
+                now,
+                p.s + 1,
+                p.wake.min(r.0),
+                p.changed | r.1,
+                l,
+                global,
+                mem,
+                obs,
+                finished,
+                allow,
+            );
+        }
         let mut wake = NEVER;
         // Cycles skipped since the last tick stalled each scheduler for the
         // reason it had then.
@@ -424,10 +495,28 @@ impl Sm {
             }
             b.at_barrier = false;
         }
+        self.schedulers(now, 0, wake, false, l, global, mem, obs, finished, allow)
+    }
+
+    /// Step 3 of [`Sm::tick`] from scheduler `first` on, with the earliest
+    /// cycle anything happens `wake` and whether a warp's state `changed`
+    /// so far, then the blocks that finished.
+    #[allow(clippy::too_many_arguments)]
+    fn schedulers<O: Observer>(
+        &mut self,
+        now: u64,
+        first: usize,
+        mut wake: u64,
+        mut changed: bool,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+        finished: &mut Vec<[u32; 3]>,
+        allow: Turn,
+    ) -> Result<bool, SimError> {
         // 3. The schedulers, in index order (fixed priority for the shared groups).
-        let n = self.nsched;
-        let mut changed = false;
-        for s in 0..n {
+        for s in first..self.nsched {
             let sc = &self.scheds[s];
             if sc.wake > now {
                 wake = wake.min(sc.wake);
@@ -436,7 +525,15 @@ impl Sm {
                 }
                 continue;
             }
-            let r = self.schedule(s, now, l, global, mem, obs)?;
+            let Some(r) = self.schedule(s, now, l, global, mem, obs, allow)? else {
+                // Stopped before an instruction that waits for its turn.
+                let p = self
+                    .paused
+                    .as_mut()
+                    .expect("schedule records where it stopped");
+                (p.now, p.s, p.wake, p.changed) = (now, s, wake, changed);
+                return Ok(false);
+            };
             self.scheds[s].wake = r.0;
             wake = wake.min(r.0);
             changed |= r.1;
@@ -461,9 +558,8 @@ impl Sm {
                 });
             }
         }
-        let _ = t;
         self.wake = wake;
-        Ok(())
+        Ok(true)
     }
 
     /// Lands every read-only load whose data have arrived by `now`.
@@ -494,7 +590,10 @@ impl Sm {
     }
 
     /// Lets scheduler `s` issue at `now`. Returns the earliest cycle it may
-    /// issue again and whether a warp's state changed (exit or barrier).
+    /// issue again and whether a warp's state changed (exit or barrier), or
+    /// nothing when the warp it found ready waits for its turn (before
+    /// `allow`; see [`Sm::tick`]), recorded in `paused`.
+    #[allow(clippy::too_many_arguments)]
     fn schedule<O: Observer>(
         &mut self,
         s: usize,
@@ -503,17 +602,18 @@ impl Sm {
         global: &mut GlobalMem,
         mem: &mut Memory,
         obs: &mut O,
-    ) -> Result<(u64, bool), SimError> {
+        allow: Turn,
+    ) -> Result<Option<(u64, bool)>, SimError> {
         let t = &l.config.timing;
         let nw = self.scheds[s].nslots;
         self.scheds[s].reason = None;
         if nw == 0 {
-            return Ok((NEVER, false));
+            return Ok(Some((NEVER, false)));
         }
         if self.scheds[s].debt >= 1.0 {
             self.scheds[s].debt -= 1.0;
             self.stats.stall[Stall::BankConflict as usize] += 1;
-            return Ok((now + 1, false));
+            return Ok(Some((now + 1, false)));
         }
         let mut wake = NEVER;
         let mut reason = Stall::Idle;
@@ -582,11 +682,20 @@ impl Sm {
             }
             match self.ready(s, wi, now, l) {
                 Ok(()) => {
-                    let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
-                    let sc = &mut self.scheds[s];
-                    sc.last = i;
-                    sc.slots[i].unit = Unit::None;
-                    return Ok((now + 1, changed));
+                    let pc = self.warps[wi].pc as usize;
+                    if l.infos.get(pc).is_some_and(|info| info.turn) && (now, self.id) >= allow {
+                        self.paused = Some(Paused {
+                            now,
+                            s,
+                            slot: i,
+                            wake: NEVER,
+                            changed: false,
+                        });
+                        return Ok(None);
+                    }
+                    return self
+                        .issue_slot(s, i, bi, wi, now, l, global, mem, obs)
+                        .map(Some);
                 }
                 Err((when, why)) => {
                     wake = wake.min(when);
@@ -612,7 +721,30 @@ impl Sm {
                 why: reason,
             });
         }
-        Ok((wake, false))
+        Ok(Some((wake, false)))
+    }
+
+    /// Issues the warp in slot `i` of scheduler `s` (warp `wi` of block slot
+    /// `bi`), found ready at `now`: [`Sm::schedule`]'s answer.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn issue_slot<O: Observer>(
+        &mut self,
+        s: usize,
+        i: usize,
+        bi: usize,
+        wi: usize,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+    ) -> Result<(u64, bool), SimError> {
+        let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
+        let sc = &mut self.scheds[s];
+        sc.last = i;
+        sc.slots[i].unit = Unit::None;
+        Ok((now + 1, changed))
     }
 
     /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can
