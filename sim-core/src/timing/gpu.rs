@@ -303,6 +303,7 @@ impl Grid {
     /// SM `i` ran cycle `t`, in which blocks `finished` finished: their slots
     /// take the grid's next blocks (`block_at` places them; `tpb` threads
     /// each).
+    #[inline]
     fn ran(
         &mut self,
         i: usize,

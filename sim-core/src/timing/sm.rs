@@ -416,32 +416,91 @@ impl Sm {
         finished: &mut Vec<[u32; 3]>,
         allow: Turn,
     ) -> Result<bool, SimError> {
-        if let Some(p) = self.paused {
-            if (now, self.id) >= allow {
-                return Ok(false);
+        let (first, mut wake, mut changed) = match self.paused {
+            Some(p) => {
+                if (now, self.id) >= allow {
+                    return Ok(false);
+                }
+                self.paused = None;
+                let r = self.resume(p, now, l, global, mem, obs)?;
+                (p.s + 1, p.wake.min(r.0), p.changed | r.1)
             }
-            self.paused = None;
-            // The instruction that waited: its scheduler's cycle goes on
-            // from where it stopped.
-            let (bi, wi) = {
-                let sl = &self.scheds[p.s].slots[p.slot];
-                (sl.block as usize, sl.warp as usize)
+            None => (0, self.begin(now), false),
+        };
+        // 3. The schedulers, in index order (fixed priority for the shared groups).
+        for s in first..self.nsched {
+            let sc = &self.scheds[s];
+            if sc.wake > now {
+                wake = wake.min(sc.wake);
+                if let Some(r) = sc.reason {
+                    self.stats.stall[r as usize] += 1;
+                }
+                continue;
+            }
+            let Some(r) = self.schedule(s, now, l, global, mem, obs, allow)? else {
+                // Stopped before an instruction that waits for its turn.
+                let p = self
+                    .paused
+                    .as_mut()
+                    .expect("schedule records where it stopped");
+                (p.now, p.s, p.wake, p.changed) = (now, s, wake, changed);
+                return Ok(false);
             };
-            let r = self.issue_slot(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
-            self.scheds[p.s].wake = r.0;
-            return self.schedulers(
-                now,
-                p.s + 1,
-                p.wake.min(r.0),
-                p.changed | r.1,
-                l,
-                global,
-                mem,
-                obs,
-                finished,
-                allow,
-            );
+            self.scheds[s].wake = r.0;
+            wake = wake.min(r.0);
+            changed |= r.1;
         }
+        if changed {
+            // A warp or block may have finished.
+            let mut any = false;
+            for (bi, b) in self.blocks.iter_mut().enumerate() {
+                let range = warps_at(bi, self.wpb);
+                if b.live && self.warps[range].iter().all(|w| w.state == WarpState::Done) {
+                    b.live = false;
+                    self.live -= 1;
+                    finished.push(b.idx);
+                    any = true;
+                }
+            }
+            self.rebuild();
+            if any {
+                obs.event(Event::BlockDone {
+                    cycle: now,
+                    sm: self.id,
+                });
+            }
+        }
+        self.wake = wake;
+        Ok(true)
+    }
+
+    /// Issues the instruction a tick stopped before (`p`), its turn come:
+    /// its scheduler's cycle goes on from where it stopped.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn resume<O: Observer>(
+        &mut self,
+        p: Paused,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+    ) -> Result<(u64, bool), SimError> {
+        let (bi, wi) = {
+            let sl = &self.scheds[p.s].slots[p.slot];
+            (sl.block as usize, sl.warp as usize)
+        };
+        let r = self.issue_slot(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
+        self.scheds[p.s].wake = r.0;
+        Ok(r)
+    }
+
+    /// Steps 1 and 2 of [`Sm::tick`], and the stalls of the cycles skipped
+    /// before it; returns the earliest cycle a read-only load lands or a
+    /// released warp may issue.
+    #[inline(always)]
+    fn begin(&mut self, now: u64) -> u64 {
         let mut wake = NEVER;
         // Cycles skipped since the last tick stalled each scheduler for the
         // reason it had then.
@@ -495,71 +554,7 @@ impl Sm {
             }
             b.at_barrier = false;
         }
-        self.schedulers(now, 0, wake, false, l, global, mem, obs, finished, allow)
-    }
-
-    /// Step 3 of [`Sm::tick`] from scheduler `first` on, with the earliest
-    /// cycle anything happens `wake` and whether a warp's state `changed`
-    /// so far, then the blocks that finished.
-    #[allow(clippy::too_many_arguments)]
-    fn schedulers<O: Observer>(
-        &mut self,
-        now: u64,
-        first: usize,
-        mut wake: u64,
-        mut changed: bool,
-        l: &Launch,
-        global: &mut GlobalMem,
-        mem: &mut Memory,
-        obs: &mut O,
-        finished: &mut Vec<[u32; 3]>,
-        allow: Turn,
-    ) -> Result<bool, SimError> {
-        // 3. The schedulers, in index order (fixed priority for the shared groups).
-        for s in first..self.nsched {
-            let sc = &self.scheds[s];
-            if sc.wake > now {
-                wake = wake.min(sc.wake);
-                if let Some(r) = sc.reason {
-                    self.stats.stall[r as usize] += 1;
-                }
-                continue;
-            }
-            let Some(r) = self.schedule(s, now, l, global, mem, obs, allow)? else {
-                // Stopped before an instruction that waits for its turn.
-                let p = self
-                    .paused
-                    .as_mut()
-                    .expect("schedule records where it stopped");
-                (p.now, p.s, p.wake, p.changed) = (now, s, wake, changed);
-                return Ok(false);
-            };
-            self.scheds[s].wake = r.0;
-            wake = wake.min(r.0);
-            changed |= r.1;
-        }
-        if changed {
-            // A warp or block may have finished.
-            let mut any = false;
-            for (bi, b) in self.blocks.iter_mut().enumerate() {
-                let range = warps_at(bi, self.wpb);
-                if b.live && self.warps[range].iter().all(|w| w.state == WarpState::Done) {
-                    b.live = false;
-                    self.live -= 1;
-                    finished.push(b.idx);
-                    any = true;
-                }
-            }
-            self.rebuild();
-            if any {
-                obs.event(Event::BlockDone {
-                    cycle: now,
-                    sm: self.id,
-                });
-            }
-        }
-        self.wake = wake;
-        Ok(true)
+        wake
     }
 
     /// Lands every read-only load whose data have arrived by `now`.
@@ -727,7 +722,7 @@ impl Sm {
     /// Issues the warp in slot `i` of scheduler `s` (warp `wi` of block slot
     /// `bi`), found ready at `now`: [`Sm::schedule`]'s answer.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn issue_slot<O: Observer>(
         &mut self,
         s: usize,
@@ -827,6 +822,7 @@ impl Sm {
     /// Issues warp `wi`'s (of block slot `bi`) next instruction, and the one
     /// after it when the control byte asks for a pair and the pair is legal.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn issue<O: Observer>(
         &mut self,
         s: usize,
