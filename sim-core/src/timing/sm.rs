@@ -676,9 +676,8 @@ impl Sm {
                 continue;
             }
             match self.ready(s, wi, now, l) {
-                Ok(()) => {
-                    let pc = self.warps[wi].pc as usize;
-                    if l.infos.get(pc).is_some_and(|info| info.turn) && (now, self.id) >= allow {
+                Ok(turn) => {
+                    if turn && (now, self.id) >= allow {
                         self.paused = Some(Paused {
                             now,
                             s,
@@ -692,12 +691,8 @@ impl Sm {
                         .issue_slot(s, i, bi, wi, now, l, global, mem, obs)
                         .map(Some);
                 }
-                Err((when, why)) => {
+                Err((when, why, unit)) => {
                     wake = wake.min(when);
-                    let unit = match l.infos.get(self.warps[wi].pc as usize) {
-                        Some(info) if why == Stall::PipeBusy => info.unit,
-                        _ => Unit::None,
-                    };
                     let sl = &mut self.scheds[s].slots[i];
                     (sl.not_before, sl.why, sl.unit) = (when, why, unit);
                     if reason == Stall::Idle {
@@ -757,19 +752,16 @@ impl Sm {
             let w = &self.warps[wi];
             if let Some(info) = l.infos.get(w.pc as usize) {
                 let base = w.regs.as_ptr();
-                let n = w.regs.len();
                 let ready = self.timing[wi].ready.as_ptr();
                 let fetch = |r: u8| {
                     let at = r as usize * 32;
-                    // SAFETY: `_mm_prefetch` only hints; the addresses are
-                    // inside the register file (checked) and the 256-entry
-                    // scoreboard.
+                    // SAFETY: `_mm_prefetch` only hints and never faults,
+                    // wherever the (wrapping, never dereferenced) address
+                    // points.
                     unsafe {
-                        _mm_prefetch(ready.add(r as usize) as *const i8, _MM_HINT_T0);
-                        if at + 32 <= n {
-                            _mm_prefetch(base.add(at) as *const i8, _MM_HINT_T0);
-                            _mm_prefetch(base.add(at + 16) as *const i8, _MM_HINT_T0);
-                        }
+                        _mm_prefetch(ready.wrapping_add(r as usize) as *const i8, _MM_HINT_T0);
+                        _mm_prefetch(base.wrapping_add(at) as *const i8, _MM_HINT_T0);
+                        _mm_prefetch(base.wrapping_add(at + 16) as *const i8, _MM_HINT_T0);
                     }
                 };
                 for &r in info.reads() {
@@ -785,30 +777,42 @@ impl Sm {
     }
 
     /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can
-    /// issue its next instruction at `now`; else when it might and why not.
+    /// issue its next instruction at `now`, and if so whether it must take
+    /// its turn ([`Info::turn`]); else when it might, why not, and the unit
+    /// when only a busy unit stops it.
     #[inline]
-    fn ready(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> Result<(), (u64, Stall)> {
+    fn ready(
+        &mut self,
+        s: usize,
+        wi: usize,
+        now: u64,
+        l: &Launch,
+    ) -> Result<bool, (u64, Stall, Unit)> {
         let w = &self.warps[wi];
         match w.state {
             WarpState::Running => {}
-            WarpState::Barrier { .. } => return Err((NEVER, Stall::Sync)),
-            _ => return Err((NEVER, Stall::Idle)),
+            WarpState::Barrier { .. } => return Err((NEVER, Stall::Sync, Unit::None)),
+            _ => return Err((NEVER, Stall::Idle, Unit::None)),
         }
         let tm = &mut self.timing[wi];
         if tm.next_issue > now {
-            return Err((tm.next_issue, Stall::ControlCode));
+            return Err((tm.next_issue, Stall::ControlCode, Unit::None));
         }
         let pc = w.pc;
         let Some(info) = l.infos.get(pc as usize) else {
             // Running off the end of the code: let issue report it.
-            return Ok(());
+            return Ok(false);
         };
         if tm.sb_pc != pc {
             (tm.sb_at, tm.sb_read) = scoreboard(tm, info);
             tm.sb_pc = pc;
         }
         let at = tm.sb_at;
-        self.gates(s, &self.timing[wi], info, at, now)
+        match self.gates(s, &self.timing[wi], info, at, now) {
+            Ok(()) => Ok(info.turn),
+            Err((when, Stall::PipeBusy)) => Err((when, Stall::PipeBusy, info.unit)),
+            Err((when, why)) => Err((when, why, Unit::None)),
+        }
     }
 
     /// The scoreboard, `TEXDEPBAR` and the units an instruction needs.
