@@ -491,7 +491,7 @@ impl Sm {
             let sl = &self.scheds[p.s].slots[p.slot];
             (sl.block as usize, sl.warp as usize)
         };
-        let r = self.issue_slot(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
+        let r = self.issue(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
         self.scheds[p.s].wake = r.0;
         Ok(r)
     }
@@ -687,9 +687,7 @@ impl Sm {
                         });
                         return Ok(None);
                     }
-                    return self
-                        .issue_slot(s, i, bi, wi, now, l, global, mem, obs)
-                        .map(Some);
+                    return self.issue(s, i, bi, wi, now, l, global, mem, obs).map(Some);
                 }
                 Err((when, why, unit)) => {
                     wake = wake.min(when);
@@ -712,34 +710,6 @@ impl Sm {
             });
         }
         Ok(Some((wake, false)))
-    }
-
-    /// Issues the warp in slot `i` of scheduler `s` (warp `wi` of block slot
-    /// `bi`), found ready at `now`: [`Sm::schedule`]'s answer.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn issue_slot<O: Observer>(
-        &mut self,
-        s: usize,
-        i: usize,
-        bi: usize,
-        wi: usize,
-        now: u64,
-        l: &Launch,
-        global: &mut GlobalMem,
-        mem: &mut Memory,
-        obs: &mut O,
-    ) -> Result<(u64, bool), SimError> {
-        let changed = self.issue(s, bi, wi, now, l, global, mem, obs)?;
-        let sc = &mut self.scheds[s];
-        sc.last = i;
-        sc.slots[i].unit = Unit::None;
-        // The next warp in round-robin order is likely the next to issue:
-        // bring its registers toward the cache meanwhile.
-        let nw = sc.nslots;
-        let nxt = sc.slots[if i + 1 >= nw { 0 } else { i + 1 }].warp as usize;
-        self.prefetch(nxt, l);
-        Ok((now + 1, changed))
     }
 
     /// Asks the host to bring toward its caches the registers warp `wi`'s
@@ -865,13 +835,16 @@ impl Sm {
         }
     }
 
-    /// Issues warp `wi`'s (of block slot `bi`) next instruction, and the one
-    /// after it when the control byte asks for a pair and the pair is legal.
+    /// Issues the warp in slot `i` of scheduler `s` (warp `wi` of block slot
+    /// `bi`), found ready at `now`: its next instruction, and the one after
+    /// it when the control byte asks for a pair and the pair is legal.
+    /// Returns [`Sm::schedule`]'s answer.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn issue<O: Observer>(
         &mut self,
         s: usize,
+        i: usize,
         bi: usize,
         wi: usize,
         now: u64,
@@ -879,7 +852,7 @@ impl Sm {
         global: &mut GlobalMem,
         mem: &mut Memory,
         obs: &mut O,
-    ) -> Result<bool, SimError> {
+    ) -> Result<(u64, bool), SimError> {
         let t = &l.config.timing;
         let pc = self.warps[wi].pc;
         self.one(s, bi, wi, now, l, global, mem)?;
@@ -966,7 +939,15 @@ impl Sm {
             self.blocks[bi].at_barrier = true;
             self.barrier_check = true;
         }
-        Ok(changed)
+        let sc = &mut self.scheds[s];
+        sc.last = i;
+        sc.slots[i].unit = Unit::None;
+        // The next warp in round-robin order is likely the next to issue:
+        // bring its registers toward the cache meanwhile.
+        let nw = sc.nslots;
+        let nxt = sc.slots[if i + 1 >= nw { 0 } else { i + 1 }].warp as usize;
+        self.prefetch(nxt, l);
+        Ok((now + 1, changed))
     }
 
     /// Whether `second` may issue with `first` in this cycle.
