@@ -144,3 +144,93 @@ fn the_avx2_and_baseline_executors_agree_on_every_suite_kernel() {
         assert!(wide.passed() && base.passed(), "{name}: checks");
     }
 }
+
+/// An observer hears every issue and every finished block, in cycle order
+/// (a run with one steps the SMs in lockstep), and changes nothing: the run
+/// gives the cycles, counters and buffers of a run without one, by turns.
+#[test]
+fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
+    use sim_core::mem::GlobalMem;
+    use sim_core::program::Program;
+    use sim_core::timing::{run_timed, run_timed_in, Event, Nobody, Recorder};
+    let config = Config::default();
+    for name in ["histogram", "sgemm_tiled_4x4"] {
+        let path = root().join(format!("traces/kernels/{name}.launch.ron"));
+        let text = std::fs::read_to_string(&path).expect("launch file");
+        let spec = launch::parse(&text).expect("parses");
+        let dir = path.parent().unwrap().to_path_buf();
+        let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
+        let r = launch::resolve(&spec, &[], &read).expect("resolves");
+        let cubin = Cubin::parse(&std::fs::read(dir.join(format!("{name}.cubin"))).unwrap())
+            .expect("cubin parses");
+        let prepare = || {
+            let mut global = GlobalMem::new();
+            let addrs: Vec<(String, u64)> = r
+                .buffers
+                .iter()
+                .map(|b| (b.name.clone(), global.alloc(&b.name, b.data.clone())))
+                .collect();
+            let prog = Program::load(&cubin, &r.kernel, &mut global).expect("loads");
+            let addr = |n: &str| addrs.iter().find(|(a, _)| a == n).map_or(0, |x| x.1);
+            let params =
+                launch::pack_params(&r, &prog.params, prog.param_size, &addr).expect("packs");
+            (global, prog, params)
+        };
+        let (mut g1, prog, params) = prepare();
+        let mut heard = Recorder::default();
+        let a = run_timed(
+            &prog, &mut g1, &r.dims, &params, &config, r.limit, &mut heard,
+        )
+        .expect("runs");
+        let (mut g2, prog2, params2) = prepare();
+        let b = run_timed_in(
+            Stepping::Turns,
+            &prog2,
+            &mut g2,
+            &r.dims,
+            &params2,
+            &config,
+            r.limit,
+            &mut Nobody,
+        )
+        .expect("runs");
+        assert_eq!(a, b, "{name}: cycles and counters");
+        for (x, y) in g1.allocations().iter().zip(g2.allocations()) {
+            assert!(x.data == y.data, "{name}: buffer {}", x.name);
+        }
+        let cycle = |e: &Event| match *e {
+            Event::Issue { cycle, .. }
+            | Event::Stall { cycle, .. }
+            | Event::BlockDone { cycle, .. } => cycle,
+        };
+        assert!(
+            heard.0.windows(2).all(|p| cycle(&p[0]) <= cycle(&p[1])),
+            "{name}: events in cycle order"
+        );
+        let issues = heard
+            .0
+            .iter()
+            .filter(|e| matches!(e, Event::Issue { .. }))
+            .count();
+        let duals = heard
+            .0
+            .iter()
+            .filter(|e| matches!(e, Event::Issue { dual: true, .. }))
+            .count();
+        let blocks = heard
+            .0
+            .iter()
+            .filter(|e| matches!(e, Event::BlockDone { .. }))
+            .count();
+        assert_eq!(issues as u64, a.stats.issue_cycles, "{name}: issues");
+        assert_eq!(duals as u64, a.stats.dual, "{name}: dual issues");
+        assert!(
+            blocks >= 1 && blocks as u64 <= r.dims.blocks(),
+            "{name}: finished blocks"
+        );
+        println!(
+            "{name}: {} events, {issues} issues, {blocks} block-done",
+            heard.0.len()
+        );
+    }
+}
