@@ -21,14 +21,23 @@ fn error_of(name: &str) -> String {
 
 /// Assembles and runs fixture `name` as `mode` says; returns the error's text.
 fn error_as(name: &str, mode: launch::Mode) -> String {
+    error_on(name, None, mode)
+}
+
+/// [`error_as`] with the launch file's grid replaced by `grid` blocks, if given.
+fn error_on(name: &str, grid: Option<u32>, mode: launch::Mode) -> String {
     let src = std::fs::read_to_string(dir().join(format!("{name}.sass"))).expect("fixture");
     let mut w = CubinWriter::new();
     for k in sim_isa::asm::assemble_source(&src).expect("assembles") {
         w.add_kernel(k);
     }
     let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
-    let text =
+    let mut text =
         std::fs::read_to_string(dir().join(format!("{name}.launch.ron"))).expect("launch file");
+    if let Some(n) = grid {
+        assert!(text.contains("grid: (1, 1, 1)"), "{name}: one block");
+        text = text.replace("grid: (1, 1, 1)", &format!("grid: ({n}, 1, 1)"));
+    }
     let spec = launch::parse(&text).expect("launch file parses");
     let read = |f: &str| std::fs::read(dir().join(f)).map_err(|e| e.to_string());
     let r = launch::resolve(&spec, &[], &read).expect("resolves");
@@ -216,6 +225,12 @@ fn the_first_fault_in_time_is_named_however_the_sms_are_stepped() {
         let step = error_as(name, launch::Mode::Timed(Stepping::Lockstep));
         assert_eq!(turns, step, "{name}");
         assert!(turns.contains("in block (37, 0, 0)"), "{name}: {turns}");
+    }
+    // A deadlock and a runaway in every one of 30 blocks: the same error.
+    for name in ["deadlock", "runaway"] {
+        let turns = error_on(name, Some(30), launch::Mode::Timed(Stepping::Turns));
+        let step = error_on(name, Some(30), launch::Mode::Timed(Stepping::Lockstep));
+        assert_eq!(turns, step, "{name} in 30 blocks");
     }
     // Every fixture: the same error either way.
     for e in std::fs::read_dir(dir()).expect("fixtures") {
