@@ -15,6 +15,11 @@
 //! results of scoreboarded instructions cannot be read before they are ready,
 //! and an LDG's value is held back and written when its data arrive, so a
 //! reader not protected by `TEXDEPBAR` sees the old value, as on hardware.
+//!
+//! A tick may stop before an instruction that must take its turn among the
+//! SMs (a global access or an `EXIT`, [`Info::turn`]) and go on from there
+//! in a later call: the chip's loop runs each SM alone until then
+//! ([`super::gpu::Stepping`]).
 
 use std::collections::VecDeque;
 
