@@ -12,7 +12,7 @@ use sim_core::config::Config;
 use sim_core::func::Dims;
 use sim_core::mem::GlobalMem;
 use sim_core::program::Program;
-use sim_core::timing::{run_timed, Nobody, Timed};
+use sim_core::timing::{run_timed, Nobody, Stepping, Timed};
 use sim_isa::cubin::{Cubin, CubinWriter};
 
 /// One line of the report.
@@ -159,6 +159,7 @@ impl Suite {
         let prog = Program::load(&cubin, &name, &mut global).map_err(|e| anyhow!("{file}: {e}"))?;
         params.resize(prog.param_size as usize, 0);
         let timed = run_timed(
+            Stepping::Turns,
             &prog,
             &mut global,
             &dims,

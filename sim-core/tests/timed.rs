@@ -152,7 +152,7 @@ fn the_avx2_and_baseline_executors_agree_on_every_suite_kernel() {
 fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
     use sim_core::mem::GlobalMem;
     use sim_core::program::Program;
-    use sim_core::timing::{run_timed, run_timed_in, Event, Nobody, Recorder};
+    use sim_core::timing::{run_timed, Event, Nobody, Recorder};
     let config = Config::default();
     for name in ["histogram", "sgemm_tiled_4x4"] {
         let path = root().join(format!("traces/kernels/{name}.launch.ron"));
@@ -179,11 +179,18 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
         let (mut g1, prog, params) = prepare();
         let mut heard = Recorder::default();
         let a = run_timed(
-            &prog, &mut g1, &r.dims, &params, &config, r.limit, &mut heard,
+            Stepping::Turns,
+            &prog,
+            &mut g1,
+            &r.dims,
+            &params,
+            &config,
+            r.limit,
+            &mut heard,
         )
         .expect("runs");
         let (mut g2, prog2, params2) = prepare();
-        let b = run_timed_in(
+        let b = run_timed(
             Stepping::Turns,
             &prog2,
             &mut g2,

@@ -782,7 +782,7 @@ pub fn execute_as(
             )
         }
         Mode::Timed(stepping) => {
-            let t = crate::timing::run_timed_in(
+            let t = crate::timing::run_timed(
                 stepping,
                 &prog,
                 &mut global,

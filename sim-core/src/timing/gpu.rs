@@ -110,10 +110,12 @@ pub enum Stepping {
 }
 
 /// Runs the grid `dims` of `prog` cycle by cycle on the chip `config`
-/// describes, with memory `global` (which it changes as the kernel does):
-/// by turns, or in step when `obs` listens (so that its events come in
-/// cycle order).
+/// describes, with memory `global` (which it changes as the kernel does),
+/// the SMs stepped as `stepping` says; always in lockstep when `obs`
+/// listens, so that its events come in cycle order.
+#[allow(clippy::too_many_arguments)]
 pub fn run_timed<O: Observer>(
+    stepping: Stepping,
     prog: &Program,
     global: &mut GlobalMem,
     dims: &Dims,
@@ -125,23 +127,8 @@ pub fn run_timed<O: Observer>(
     let stepping = if O::ACTIVE {
         Stepping::Lockstep
     } else {
-        Stepping::Turns
+        stepping
     };
-    run_timed_in(stepping, prog, global, dims, params, config, limit, obs)
-}
-
-/// [`run_timed`] with the SMs' work stepped as `stepping` says.
-#[allow(clippy::too_many_arguments)]
-pub fn run_timed_in<O: Observer>(
-    stepping: Stepping,
-    prog: &Program,
-    global: &mut GlobalMem,
-    dims: &Dims,
-    params: &[u8],
-    config: &Config,
-    limit: u64,
-    obs: &mut O,
-) -> Result<Timed, SimError> {
     check_launch(prog, dims, params, &config.chip)?;
     let occ = occupancy(prog, dims, config).map_err(|why| SimError::BadLaunch {
         kernel: prog.name.clone(),
@@ -226,15 +213,16 @@ pub fn run_timed_in<O: Observer>(
             }
         }
         Stepping::Turns => {
-            // An SM that failed, at its turn: the run's error is the first.
-            let mut failed: Vec<Option<SimError>> = (0..nsm).map(|_| None).collect();
+            // An SM that failed, and the cycle it failed in, which stays its
+            // turn: the run's error is the first in turn.
+            let mut failed: Vec<Option<(u64, SimError)>> = (0..nsm).map(|_| None).collect();
             loop {
                 // The SM whose turn comes first runs until it waits for its
                 // next turn behind another SM's.
                 let mut first = (NEVER, u32::MAX);
                 let mut allow = (NEVER, u32::MAX);
-                for sm in &sms {
-                    let turn = sm.next_turn();
+                for (sm, f) in sms.iter().zip(&failed) {
+                    let turn = f.as_ref().map_or(sm.next_turn(), |f| (f.0, sm.id));
                     if turn < first {
                         (first, allow) = (turn, first);
                     } else if turn < allow {
@@ -245,7 +233,7 @@ pub fn run_timed_in<O: Observer>(
                     break;
                 }
                 let i = first.1 as usize;
-                if let Some(e) = failed[i].take() {
+                if let Some((_, e)) = failed[i].take() {
                     return Err(e);
                 }
                 let sm = &mut sms[i];
@@ -260,8 +248,7 @@ pub fn run_timed_in<O: Observer>(
                         Ok(false) => break,
                         Err(e) => {
                             // Other SMs may still fail at an earlier turn.
-                            failed[i] = Some(e);
-                            sm.fail_at(t);
+                            failed[i] = Some((t, e));
                             break;
                         }
                     }

@@ -22,7 +22,7 @@ pub mod pipes;
 pub mod sm;
 
 pub use events::{Event, Nobody, Observer, Recorder, Stall, Stats};
-pub use gpu::{occupancy, run_timed, run_timed_in, Occupancy, Stepping, Timed};
+pub use gpu::{occupancy, run_timed, Occupancy, Stepping, Timed};
 
 /// `x.ceil() as u64`, without a call to the C library's `ceil` (the baseline
 /// x86-64 has no rounding instruction): the same value for every `x`, NaN

@@ -392,18 +392,6 @@ impl Sm {
         (self.paused.map_or(self.wake, |p| p.now), self.id)
     }
 
-    /// Stops this SM at cycle `now`, where it failed: it keeps that turn
-    /// ([`Sm::next_turn`]) and does nothing more.
-    pub fn fail_at(&mut self, now: u64) {
-        self.paused = Some(Paused {
-            now,
-            s: 0,
-            slot: 0,
-            wake: NEVER,
-            changed: false,
-        });
-    }
-
     /// Runs cycle `now` (or, when the last tick stopped to wait for its
     /// turn, the rest of it), putting the blocks that finished in it in
     /// `finished`. An instruction that must take its turn ([`Info::turn`])
@@ -683,6 +671,7 @@ impl Sm {
             match self.ready(s, wi, now, l) {
                 Ok(turn) => {
                     if turn && (now, self.id) >= allow {
+                        // `tick` fills in what it had worked out so far.
                         self.paused = Some(Paused {
                             now,
                             s,
