@@ -9,6 +9,7 @@ use crate::fp;
 use crate::mem::{Fault, GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::*;
 use crate::program::Program;
+use crate::timing::lsu::Shape;
 use crate::warp::{Lanes, Token, Warp, WarpState};
 
 /// What stopped an instruction.
@@ -580,7 +581,7 @@ pub(crate) fn exec_shared(
     w: &mut Warp,
     shared: &mut [u8],
     addr: &mut [u32; 32],
-) -> Option<(u32, u32)> {
+) -> Option<(u32, u32, Shape)> {
     let (store, width) = match op.kind {
         Kind::Ld {
             space: Space::Shared,
@@ -618,6 +619,13 @@ pub(crate) fn exec_shared(
     if !shared_fits(addr, m, shared.len(), size) {
         return None;
     }
+    // Every address fits, so (in any shared memory below 16 MB) is its own
+    // 24 bits.
+    let shape = if m == u32::MAX && shared.len() <= 1 << 24 {
+        Shape::of(addr)
+    } else {
+        Shape::Other
+    };
     if store {
         let r = match op.src[1].src {
             Src::Reg(r) => r,
@@ -642,11 +650,34 @@ pub(crate) fn exec_shared(
         // bounds checks.
         let lim = shared.len().saturating_sub(4).min(i32::MAX as usize);
         let sh = &shared[..lim + 4];
+        #[inline(always)]
+        fn at(sh: &[u8], lim: usize, a: u32) -> u32 {
+            let o = (a as usize).min(lim);
+            u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]])
+        }
+        let word = |a: u32| at(sh, lim, a);
         let d = op.d0 as usize * 32;
         if let Some(row) = w.regs.get_mut(d..d + 32).filter(|_| op.d0 != 255) {
-            for (v, &a) in row.iter_mut().zip(addr.iter()) {
-                let o = (a as usize).min(lim);
-                *v = u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]]);
+            match shape {
+                // The upper half-warp reads what the lower one does.
+                Shape::Line { repeat: true, .. } => {
+                    let (lo, hi) = row.split_at_mut(16);
+                    for ((v, u), &a) in lo.iter_mut().zip(hi).zip(&addr[..16]) {
+                        *v = word(a);
+                        *u = *v;
+                    }
+                }
+                // Each half-warp one word.
+                Shape::Pair { a0, a16 } => {
+                    let (lo, hi) = row.split_at_mut(16);
+                    lo.fill(word(a0));
+                    hi.fill(word(a16));
+                }
+                _ => {
+                    for (v, &a) in row.iter_mut().zip(addr.iter()) {
+                        *v = word(a);
+                    }
+                }
             }
         }
     } else {
@@ -666,7 +697,7 @@ pub(crate) fn exec_shared(
     }
     w.pc = next_slot(w.pc);
     w.executed += 1;
-    Some((m, size))
+    Some((m, size, shape))
 }
 
 /// Whether every active lane (`m`) of a shared-memory access of `size` bytes
@@ -2669,9 +2700,10 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
         /// The fast `LDS`/`STS` path does what the general executor does,
         /// whenever it takes an access; and it takes every aligned, in-bounds
-        /// one.
+        /// one. The shape it finds counts the transactions the addresses do.
         #[test]
         fn the_fast_shared_path_is_the_general_one(
             store in proptest::bool::ANY,
@@ -2680,8 +2712,10 @@ mod tests {
             imm in proptest::sample::select(vec![0i64, 4, 8, 16, 64, -4, 2, 250, 300]),
             lanes in proptest::array::uniform32(0u32..16),
             scale in proptest::sample::select(vec![0u32, 4, 8, 16, 1]),
+            shape in 0u8..4,
             active in proptest::prop_oneof![proptest::strategy::Just(u32::MAX), 0u32..=u32::MAX],
-            guard in 0u8..8,
+            // Often PT: every lane.
+            guard in proptest::prop_oneof![proptest::strategy::Just(7u8), 0u8..8],
             preds in proptest::array::uniform7(0u32..=u32::MAX),
             seed in 0u32..=u32::MAX,
         ) {
@@ -2692,7 +2726,15 @@ mod tests {
             for (i, r) in w.regs.iter_mut().enumerate() {
                 *r = (i as u32).wrapping_mul(0x9e37_79b9) ^ seed;
             }
-            let base: [u32; 32] = std::array::from_fn(|l| lanes[l] * scale);
+            // Lanes anywhere, or in the shapes the path loads its own way
+            // ([`Shape`]): each half-warp along a line, the upper repeating
+            // the lower or going on; each half-warp at one address.
+            let base: [u32; 32] = std::array::from_fn(|l| match shape {
+                0 => lanes[l] * scale,
+                1 => lanes[0] * 4 + (l as u32 % 16) * scale,
+                2 => lanes[0] * 4 + l as u32 * scale / 2,
+                _ => lanes[l / 16] * scale,
+            });
             w.set_reg(base_reg, &base, u32::MAX);
             let space = Space::Shared;
             let mut op = Op::filler(if store {
@@ -2708,7 +2750,7 @@ mod tests {
             let shared0: Vec<u8> = (0..256u32).map(|i| (i.wrapping_mul(37) ^ seed) as u8).collect();
             let (mut wf, mut sf) = (w.clone(), shared0.clone());
             let mut addr = [0u32; 32];
-            let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr).map(|(m, _)| m);
+            let fast = exec_shared(&op, &mut wf, &mut sf, &mut addr);
             let (mut wg, mut sg) = (w.clone(), shared0.clone());
             let general = exec_alone(&prog, &[], &mut sg, &op, &mut wg);
             let m = w.active & guard_mask(&w, &op);
@@ -2717,7 +2759,13 @@ mod tests {
                 let a = base[l].wrapping_add(imm as u32) as u64;
                 a.is_multiple_of(size as u64) && a + size as u64 <= 256
             });
-            if let Some(mask) = fast {
+            if let Some((mask, size, shape)) = fast {
+                for bb in [4, 8] {
+                    proptest::prop_assert_eq!(
+                        crate::timing::lsu::transactions(shape, &addr, mask, size, bb, 256),
+                        crate::timing::lsu::shared_transactions(&addr, mask, size, bb, 256)
+                    );
+                }
                 proptest::prop_assert!(general.is_ok());
                 proptest::prop_assert_eq!(mask, m);
                 proptest::prop_assert_eq!(&wf.regs, &wg.regs);
@@ -2849,7 +2897,7 @@ mod tests {
         let mut sh = shared.clone();
         assert_eq!(
             exec_shared(&op, &mut w, &mut sh, &mut addr),
-            Some((u32::MAX, 8))
+            Some((u32::MAX, 8, Shape::Line { a0: 0x10, d: 8, repeat: false }))
         );
         assert_eq!(addr[3], 0x28);
         assert_eq!(w.reg(8)[3], u32::from_le_bytes([0x28, 0x29, 0x2a, 0x2b]));
@@ -2857,6 +2905,54 @@ mod tests {
         // Past the end: left to the general executor, which names the fault.
         op.imm = 0x1f0;
         assert_eq!(exec_shared(&op, &mut w, &mut sh, &mut addr), None);
+    }
+
+    #[test]
+    fn the_fast_shared_path_loads_each_shape_as_the_general_one() {
+        // A tiled kernel's `LDS.32 R8, [R1+0x20]`: lanes of each half-warp
+        // 16 bytes apart (the upper half repeating the lower), then
+        // consecutive words, then each half-warp at one word, then anywhere.
+        let cases: [([u32; 32], Shape); 4] = [
+            (
+                std::array::from_fn(|l| 16 * (l as u32 % 16)),
+                Shape::Line { a0: 0x20, d: 16, repeat: true },
+            ),
+            (
+                std::array::from_fn(|l| 4 * l as u32),
+                Shape::Line { a0: 0x20, d: 4, repeat: false },
+            ),
+            (
+                std::array::from_fn(|l| if l < 16 { 0x40 } else { 0x84 }),
+                Shape::Pair { a0: 0x60, a16: 0xa4 },
+            ),
+            (
+                std::array::from_fn(|l| (l as u32 * 7 % 32) * 4),
+                Shape::Other,
+            ),
+        ];
+        let prog = empty_program();
+        let shared: Vec<u8> = (0..512u32).map(|i| (i * 37) as u8).collect();
+        let mut op = Op::filler(Kind::Ld {
+            space: Space::Shared,
+            w: Width::B32,
+        });
+        op.d0 = 8;
+        op.src[0].src = Src::Reg(1);
+        op.imm = 0x20;
+        for (base, shape) in cases {
+            let mut w = Warp::new(0, 16, u32::MAX);
+            w.set_reg(1, &base, u32::MAX);
+            let (mut wf, mut wg) = (w.clone(), w.clone());
+            let (mut sf, mut sg) = (shared.clone(), shared.clone());
+            let mut addr = [0u32; 32];
+            assert_eq!(
+                exec_shared(&op, &mut wf, &mut sf, &mut addr),
+                Some((u32::MAX, 4, shape))
+            );
+            exec_alone(&prog, &[], &mut sg, &op, &mut wg).unwrap();
+            assert_eq!(wf.reg(8), wg.reg(8), "{shape:?}");
+            assert_ne!(wf.reg(8), w.reg(8), "{shape:?}");
+        }
     }
 
     #[test]

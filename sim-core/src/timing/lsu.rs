@@ -20,16 +20,102 @@ pub fn shared_transactions<A: Addr>(
     bank_bytes: u32,
     transaction_bytes: u32,
 ) -> u32 {
+    let shape = if mask == u32::MAX {
+        Shape::of(&std::array::from_fn(|l| addrs[l].into() as u32 & M24))
+    } else {
+        Shape::Other
+    };
+    transactions(shape, addrs, mask, size, bank_bytes, transaction_bytes)
+}
+
+/// [`shared_transactions`] with the addresses' [`Shape`] already found (by
+/// [`Shape::of`] of their 24 bits, or `Shape::Other`).
+pub fn transactions<A: Addr>(
+    shape: Shape,
+    addrs: &[A; 32],
+    mask: u32,
+    size: u32,
+    bank_bytes: u32,
+    transaction_bytes: u32,
+) -> u32 {
     if mask == 0 {
         return 0;
     }
-    let bb = bank_bytes.max(1) as u64;
-    // The common cases without sorting: every lane (or every lane of a half-warp
-    // the other half repeats) at one address, or at consecutive, aligned
-    // addresses; or each half-warp at its own address.
-    // Bank words and accesses of powers of two (as every configuration has
-    // them): shifts and masks, no division.
-    if mask == u32::MAX && bb.is_power_of_two() && size.is_power_of_two() {
+    if mask == u32::MAX {
+        if let Some(tx) = shape.transactions(size, bank_bytes, transaction_bytes) {
+            return tx;
+        }
+    }
+    general(addrs, mask, size, bank_bytes, transaction_bytes)
+}
+
+/// The bits of a shared-memory address the banks see.
+const M24: u32 = 0x00ff_ffff;
+
+/// The common shapes of a full warp's shared-memory addresses (their 24
+/// bits), found once and used both to move the data and to count the
+/// transactions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Lane `l` of the lower half-warp at `a0 + d * l` (modulo 2^32; a tiled
+    /// kernel's `[R+tx*16]`, or consecutive words), and the upper half-warp
+    /// repeating the lower one (`repeat`) or going on along the line.
+    Line { a0: u32, d: u32, repeat: bool },
+    /// Each half-warp at an address of its own (a tiled kernel's
+    /// `[R+ty*64]`), the two different.
+    Pair { a0: u32, a16: u32 },
+    /// Anything else.
+    Other,
+}
+
+impl Shape {
+    /// The shape of 32 addresses below 2^24.
+    #[inline]
+    pub fn of(a: &[u32; 32]) -> Shape {
+        #[cfg(target_arch = "x86_64")]
+        let on = sse2_on_line(a);
+        #[cfg(not(target_arch = "x86_64"))]
+        let on = on_line(a);
+        Shape::from_steps(a, on)
+    }
+
+    /// The shape from [`on_line`]'s three masks.
+    #[inline(always)]
+    fn from_steps(a: &[u32; 32], (lo, hi, rep): (u32, u32, u32)) -> Shape {
+        let (a0, d) = (a[0], a[1].wrapping_sub(a[0]));
+        // Lane l of the lower half-warp is on the line through lanes 0 and 1
+        // when every step up to it is `d`; the upper half-warp goes on along
+        // it when the 16 steps from lane 15 are `d` too. (The addresses and
+        // `a0 + d * l`, |d| < 2^24 and l < 32, never reach 2^31: equality
+        // modulo 2^32 is equality.)
+        if lo & 0x7fff != 0x7fff {
+            return Shape::Other;
+        }
+        if rep == 0xffff || hi == 0xffff {
+            return Shape::Line {
+                a0,
+                d,
+                repeat: rep == 0xffff,
+            };
+        }
+        // The lower half at one address (d = 0), and the upper at another
+        // (its 15 steps 0).
+        if d == 0 && hi & 0xfffe == 0xfffe {
+            return Shape::Pair { a0, a16: a[16] };
+        }
+        Shape::Other
+    }
+    /// The transactions of a full warp's access of `size` bytes in this
+    /// shape, or nothing when they must be counted lane by lane (`Other`,
+    /// or a configuration whose bank words or access are not powers of two).
+    #[inline]
+    fn transactions(self, size: u32, bank_bytes: u32, transaction_bytes: u32) -> Option<u32> {
+        let bb = bank_bytes.max(1) as u64;
+        if !(bb.is_power_of_two() && size.is_power_of_two()) {
+            return None;
+        }
+        // Bank words and accesses of powers of two (as every configuration
+        // has them): shifts and masks, no division.
         let sh = bb.trailing_zeros();
         let low = bb - 1;
         let chunks = ((size as u64 + low) >> sh).max(1);
@@ -41,69 +127,65 @@ pub fn shared_transactions<A: Addr>(
                 bytes.div_ceil(tb)
             }
         };
-        const M: u64 = 0x00ff_ffff;
-        let a0 = addrs[0].into() & M;
-        let d = (addrs[1].into() & M).wrapping_sub(a0);
-        // Branch-free passes over the lanes (the compiler vectorizes them):
-        // how far each half is from the line through lanes 0 and 1, and
-        // whether the upper half repeats the lower. In 32 bits: the 24-bit
-        // addresses and `a0 + d * l` (|d| < 2^24, l < 32) never reach 2^31, so
-        // equality modulo 2^32 is equality; and lane l is on the line when
-        // every step up to it is `d` (steps, no multiplication).
-        let (a0w, dw) = (a0 as u32, d as u32);
-        let m24: [u32; 32] = std::array::from_fn(|l| addrs[l].into() as u32 & M as u32);
-        let (mut off_lo, mut off_hi, mut rep) = (0u32, 0u32, 0u64);
-        for l in 1..16 {
-            off_lo |= m24[l].wrapping_sub(m24[l - 1]) ^ dw;
-            off_hi |= m24[l + 16].wrapping_sub(m24[l + 15]) ^ dw;
-        }
-        off_hi |= m24[16] ^ a0w.wrapping_add(dw.wrapping_mul(16));
-        for l in 0..16 {
-            rep |= addrs[l + 16].into() ^ addrs[l].into();
-        }
-        let repeat = rep == 0;
-        let n = if repeat { 16 } else { 32 };
-        let affine = off_lo == 0 && (repeat || off_hi == 0);
-        if affine && (d == 0 || (d == size as u64 && a0 & (bb.max(size as u64) - 1) == 0)) {
-            let distinct = if d == 0 {
-                chunks
-            } else {
-                (n as u64 * size as u64 + low) >> sh
-            };
-            let degree = distinct.div_ceil(32);
-            return degree.max(per_tb(distinct * bb)).max(1) as u32;
-        }
         // The bank words an access at `a` touches.
         let words_at = |a: u64| (((a & low) + size as u64 - 1) >> sh) + 1;
-        // Each lane's words: the same count for every lane when the stride is
-        // whole bank words.
-        let per_lane = words_at(a0);
-        if affine && d < M && d & low == 0 && d >> sh >= per_lane {
-            // A stride of whole bank words at least the access apart (a
-            // tiled kernel's `LDS.32 [R+tx*16]`): every word is distinct, so
-            // the busiest bank's count is a histogram, without sorting.
-            let mut per_bank = [0u8; 32];
-            let (w0, dw) = (a0 >> sh, d >> sh);
-            for l in 0..n as u64 {
-                for k in 0..per_lane {
-                    per_bank[((w0 + dw * l + k) % 32) as usize] += 1;
+        match self {
+            Shape::Line { a0, d, repeat } => {
+                let (a0, d) = (a0 as u64, d as u64);
+                let n = if repeat { 16 } else { 32 };
+                if d == 0 || (d == size as u64 && a0 & (bb.max(size as u64) - 1) == 0) {
+                    let distinct = if d == 0 {
+                        chunks
+                    } else {
+                        (n * size as u64 + low) >> sh
+                    };
+                    let degree = distinct.div_ceil(32);
+                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
                 }
+                // Each lane's words: the same count for every lane when the
+                // stride is whole bank words.
+                let per_lane = words_at(a0);
+                if d < M24 as u64 && d & low == 0 && d >> sh >= per_lane {
+                    // A stride of whole bank words at least the access apart
+                    // (a tiled kernel's `LDS.32 [R+tx*16]`): every word is
+                    // distinct, so the busiest bank's count is a histogram,
+                    // without sorting.
+                    let (w0, dw) = (a0 >> sh, d >> sh);
+                    if per_lane == 1 {
+                        // One word a lane: lane l's bank is w0 + dw * l
+                        // modulo 32, which comes round again every
+                        // 32 / gcd(dw, 32) lanes; so the busiest bank serves
+                        // every that many lanes once.
+                        let period = 32u64 >> dw.trailing_zeros().min(5);
+                        let degree = n.div_ceil(period);
+                        return Some(degree.max(per_tb(n * bb)).max(1) as u32);
+                    }
+                    let mut per_bank = [0u8; 32];
+                    for l in 0..n {
+                        for k in 0..per_lane {
+                            per_bank[((w0 + dw * l + k) % 32) as usize] += 1;
+                        }
+                    }
+                    let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
+                    let distinct = n * per_lane;
+                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
+                }
+                None
             }
-            let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-            let distinct = n as u64 * per_lane;
-            return degree.max(per_tb(distinct * bb)).max(1) as u32;
-        }
-        if !repeat && d == 0 && off_lo == 0 {
-            let a16 = addrs[16].into() & M;
-            let mut other = 0u64;
-            for &a in &addrs[16..] {
-                other |= (a.into() & M) ^ a16;
-            }
-            if other == 0 {
+            Shape::Pair { a0, a16 } => {
                 // Two addresses (each half-warp broadcasting its own): the
                 // words of lanes 0 and 16 alone.
+                let (a0, a16) = (a0 as u64, a16 as u64);
                 let (f0, f1) = (a0 >> sh, a16 >> sh);
-                let (c0, c1) = (per_lane, words_at(a16));
+                let (c0, c1) = (words_at(a0), words_at(a16));
+                if c0 == 1 && c1 == 1 {
+                    // A word each: one, or two in one bank or in two.
+                    let (distinct, degree) = match (f0 == f1, f0 % 32 == f1 % 32) {
+                        (true, _) => (1, 1),
+                        (false, same) => (2, 1 + same as u64),
+                    };
+                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
+                }
                 let mut per_bank = [0u8; 32];
                 let mut distinct = c0;
                 for k in 0..c0 {
@@ -117,11 +199,53 @@ pub fn shared_transactions<A: Addr>(
                     }
                 }
                 let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-                return degree.max(per_tb(distinct * bb)).max(1) as u32;
+                Some(degree.max(per_tb(distinct * bb)).max(1) as u32)
             }
+            Shape::Other => None,
         }
     }
-    general(addrs, mask, size, bank_bytes, transaction_bytes)
+}
+
+/// Which steps between neighbouring lanes equal the first (`d`, lane 1
+/// less lane 0), as bit masks: bit l of the first for the step from lane l
+/// to l + 1 (l < 16), bit l of the second for the step from lane 15 + l to
+/// 16 + l; and bit l of the third when lane 16 + l is at lane l's address.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn on_line(a: &[u32; 32]) -> (u32, u32, u32) {
+    let d = a[1].wrapping_sub(a[0]);
+    let (mut lo, mut hi, mut rep) = (0u32, 0u32, 0u32);
+    for l in 0..16 {
+        lo |= ((a[l + 1].wrapping_sub(a[l]) == d) as u32) << l;
+        hi |= ((a[l + 16].wrapping_sub(a[l + 15]) == d) as u32) << l;
+        rep |= ((a[l + 16] == a[l]) as u32) << l;
+    }
+    (lo, hi, rep)
+}
+
+/// [`on_line`] four lanes at a time (SSE2, which every x86-64 has).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn sse2_on_line(a: &[u32; 32]) -> (u32, u32, u32) {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of x86-64; every load reads four lanes inside
+    // `a` (from lane 4k + 1, 4k + 15 or 4k + 16, k < 4: at most lane 31).
+    unsafe {
+        let p = a.as_ptr() as *const __m128i;
+        let at = |l: usize| _mm_loadu_si128((a.as_ptr().add(l)) as *const __m128i);
+        let d = _mm_set1_epi32(a[1].wrapping_sub(a[0]) as i32);
+        let mask = |v: __m128i| _mm_movemask_ps(_mm_castsi128_ps(v)) as u32;
+        let (mut lo, mut hi, mut rep) = (0u32, 0u32, 0u32);
+        for k in 0..4 {
+            let low = _mm_loadu_si128(p.add(k));
+            let high = _mm_loadu_si128(p.add(k + 4));
+            let s_lo = _mm_sub_epi32(at(4 * k + 1), low);
+            let s_hi = _mm_sub_epi32(high, at(4 * k + 15));
+            lo |= mask(_mm_cmpeq_epi32(s_lo, d)) << (4 * k);
+            hi |= mask(_mm_cmpeq_epi32(s_hi, d)) << (4 * k);
+            rep |= mask(_mm_cmpeq_epi32(high, low)) << (4 * k);
+        }
+        (lo, hi, rep)
+    }
 }
 
 /// [`shared_transactions`] by counting every lane's bank words.
@@ -247,6 +371,11 @@ mod tests {
         // 4-byte banks: LDS.64 of consecutive lanes touches each bank twice.
         assert_eq!(shared_transactions(&seq(8), !0, 8, 4, 256), 2);
         assert_eq!(shared_transactions(&seq(4), 0, 4, 4, 256), 0);
+        // Each half-warp at its own word: in one bank (4-byte banks, 32
+        // words apart), two transactions; in two banks, one.
+        let pair: [u64; 32] = std::array::from_fn(|l| if l < 16 { 0x100 } else { 0x180 });
+        assert_eq!(shared_transactions(&pair, !0, 4, 4, 256), 2);
+        assert_eq!(shared_transactions(&pair, !0, 4, 8, 256), 1);
     }
 
     #[test]
@@ -291,6 +420,24 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn the_vector_steps_are_the_scalar_ones(
+            base in 0u32..4096,
+            stride in proptest::sample::select(vec![0u32, 4, 8, 16]),
+            noise in proptest::array::uniform32(proptest::prop_oneof![3 => proptest::strategy::Just(0u32), 1 => 0u32..64]),
+            upper in 0u8..3,
+        ) {
+            // A line, the upper half repeating it, going on, or anywhere;
+            // with a few lanes moved.
+            let a: [u32; 32] = std::array::from_fn(|l| {
+                let i = match upper { 0 => l % 16, 1 => l, _ => l * 7 % 32 } as u32;
+                base + stride * i + noise[l]
+            });
+            #[cfg(target_arch = "x86_64")]
+            proptest::prop_assert_eq!(sse2_on_line(&a), on_line(&a));
+            proptest::prop_assert_eq!(Shape::of(&a), Shape::from_steps(&a, on_line(&a)));
+        }
+
         #[test]
         fn the_half_warp_patterns_are_the_definition(
             base in proptest::array::uniform2(0u64..4096),

@@ -37,7 +37,7 @@ use super::collector::conflict_degree;
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats};
 use super::l2::{Memory, Path, Slots};
-use super::lsu::{global_lines, shared_transactions};
+use super::lsu::{global_lines, shared_transactions, transactions};
 use super::pipes::{Info, Latency, Pipe, Unit};
 
 /// A never-reached cycle.
@@ -1042,9 +1042,10 @@ impl Sm {
         // The kernels' LDS/STS: run, addressed and timed in one pass.
         if info.pipe == Pipe::Lsu {
             let mut a32 = [0u32; 32];
-            if let Some((mask, size)) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
+            if let Some((mask, size, shape)) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
                 self.stats.warp_instructions += 1;
-                let tx = shared_transactions(
+                let tx = transactions(
+                    shape,
                     &a32,
                     mask,
                     size,
