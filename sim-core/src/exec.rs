@@ -612,11 +612,7 @@ pub(crate) fn exec_shared(
     }
     let size = 4 * n as u32;
     let imm = op.imm as u32;
-    let b = w.row(base);
-    for l in 0..32 {
-        addr[l] = b[l].wrapping_add(imm);
-    }
-    if !shared_fits(addr, m, shared.len(), size) {
+    if !shared_offsets(w.row(base), imm, m, shared.len(), size, addr) {
         return None;
     }
     // Every address fits, so (in any shared memory below 16 MB) is its own
@@ -707,10 +703,9 @@ pub(crate) fn exec_shared(
 /// is far smaller than 2^31 bytes).
 #[inline]
 fn shared_fits(off: &[u32; 32], m: u32, len: usize, size: u32) -> bool {
-    let Some(room) = (len as u64).checked_sub(size as u64) else {
+    let Some(limit) = fit_limit(len, size) else {
         return false;
     };
-    let limit = room.min(i32::MAX as u64) as u32;
     let (mut any, mut past) = (0u32, 0u32);
     // A full warp in a plain loop (the compiler unrolls it), else lane by lane.
     if m == u32::MAX {
@@ -725,6 +720,58 @@ fn shared_fits(off: &[u32; 32], m: u32, len: usize, size: u32) -> bool {
         }
     }
     any >> 31 == 0 && any & (size - 1) == 0 && past >> 31 == 0
+}
+
+/// The last byte offset at which an access of `size` bytes fits in `len`
+/// bytes (at most 2^31 - 1), if any does.
+#[inline(always)]
+fn fit_limit(len: usize, size: u32) -> Option<u32> {
+    let room = (len as u64).checked_sub(size as u64)?;
+    Some(room.min(i32::MAX as u64) as u32)
+}
+
+/// `off[l] = base[l] + imm` for every lane, and [`shared_fits`]' answer for
+/// the active lanes `m`: for a full warp in one pass, four lanes at a time
+/// (SSE2, which every x86-64 has).
+#[inline(always)]
+fn shared_offsets(
+    base: &[u32; 32],
+    imm: u32,
+    m: u32,
+    len: usize,
+    size: u32,
+    off: &mut [u32; 32],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if m == u32::MAX {
+        use std::arch::x86_64::*;
+        let Some(limit) = fit_limit(len, size) else {
+            return false;
+        };
+        // SAFETY: SSE2 is part of x86-64; the loads and stores are of four
+        // lanes 4k..4k + 4 (k < 8) of 32-lane arrays.
+        unsafe {
+            let (i, lim) = (_mm_set1_epi32(imm as i32), _mm_set1_epi32(limit as i32));
+            let (mut any, mut past) = (_mm_setzero_si128(), _mm_setzero_si128());
+            for k in 0..8 {
+                let b = _mm_loadu_si128(base.as_ptr().add(4 * k) as *const __m128i);
+                let a = _mm_add_epi32(b, i);
+                _mm_storeu_si128(off.as_mut_ptr().add(4 * k) as *mut __m128i, a);
+                any = _mm_or_si128(any, a);
+                past = _mm_or_si128(past, _mm_sub_epi32(lim, a));
+            }
+            // No offset negative or past the limit (their top bits), and
+            // none misaligned.
+            let signs = _mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(any, past)));
+            let mis = _mm_and_si128(any, _mm_set1_epi32((size - 1) as i32));
+            let aligned = _mm_movemask_epi8(_mm_cmpeq_epi32(mis, _mm_setzero_si128()));
+            return signs == 0 && aligned == 0xffff;
+        }
+    }
+    for l in 0..32 {
+        off[l] = base[l].wrapping_add(imm);
+    }
+    shared_fits(off, m, len, size)
 }
 
 /// Whether [`exec_general`] may take its AVX2 build (where the CPU has AVX2).
