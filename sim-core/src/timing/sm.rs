@@ -603,30 +603,38 @@ impl Sm {
             self.stats.stall[Stall::BankConflict as usize] += 1;
             return Ok(Some((now + 1, false)));
         }
-        let mut wake = NEVER;
-        let mut reason = Stall::Idle;
         let greedy = t.policy == 1;
         // Loose round robin starts after the warp issued last; greedy tries it
         // first and then the oldest (lowest) ones.
         let last = self.scheds[s].last;
-        for k in 0..nw {
-            let i = if greedy {
-                match k {
-                    0 => last,
-                    _ if k - 1 < last => k - 1,
-                    _ => k,
+        let start = if greedy {
+            last
+        } else if last + 1 >= nw {
+            0
+        } else {
+            last + 1
+        };
+        let next = |i: usize| {
+            if greedy {
+                match i {
+                    _ if i == last => (last == 0) as usize,
+                    _ if i + 1 == last => last + 1,
+                    _ => i + 1,
                 }
-            } else if last + 1 + k >= nw {
-                last + 1 + k - nw
+            } else if i + 1 >= nw {
+                0
             } else {
-                last + 1 + k
-            };
+                i + 1
+            }
+        };
+        let mut at = start;
+        for _ in 0..nw {
+            let i = at;
+            at = next(i);
+            // A warp that cannot issue yet: what it waits for is worked out
+            // below, only when no warp issues.
             let sl = &self.scheds[s].slots[i];
             if sl.not_before > now {
-                wake = wake.min(sl.not_before);
-                if reason == Stall::Idle {
-                    reason = sl.why;
-                }
                 continue;
             }
             let slot = *sl;
@@ -636,10 +644,6 @@ impl Sm {
                 let free = self.unit_free(s, slot.unit);
                 if free > now {
                     self.scheds[s].slots[i].not_before = free;
-                    wake = wake.min(free);
-                    if reason == Stall::Idle {
-                        reason = Stall::PipeBusy;
-                    }
                     continue;
                 }
             }
@@ -662,10 +666,6 @@ impl Sm {
                 let when = tm.fetched;
                 let sl = &mut self.scheds[s].slots[i];
                 (sl.not_before, sl.why, sl.unit) = (when, Stall::Fetch, Unit::None);
-                wake = wake.min(when);
-                if reason == Stall::Idle {
-                    reason = Stall::Fetch;
-                }
                 continue;
             }
             match self.ready(s, wi, now, l) {
@@ -684,14 +684,25 @@ impl Sm {
                     return self.issue(s, i, bi, wi, now, l, global, mem, obs).map(Some);
                 }
                 Err((when, why, unit)) => {
-                    wake = wake.min(when);
                     let sl = &mut self.scheds[s].slots[i];
                     (sl.not_before, sl.why, sl.unit) = (when, why, unit);
-                    if reason == Stall::Idle {
-                        reason = why;
-                    }
                 }
             }
+        }
+        // No warp issued, so each has a cycle before which it cannot (its
+        // slot's `not_before`; the earliest wakes the scheduler), and the
+        // first in the order tried that says why stalls the scheduler (a
+        // slot waiting for a busy unit says `PipeBusy`).
+        let slots = &self.scheds[s].slots[..nw];
+        let wake = slots.iter().map(|sl| sl.not_before).min().unwrap_or(NEVER);
+        let mut reason = Stall::Idle;
+        let mut at = start;
+        for _ in 0..nw {
+            if slots[at].why != Stall::Idle {
+                reason = slots[at].why;
+                break;
+            }
+            at = next(at);
         }
         self.stats.stall[reason as usize] += 1;
         self.scheds[s].reason = Some(reason);
