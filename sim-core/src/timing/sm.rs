@@ -717,40 +717,6 @@ impl Sm {
         Ok(Some((wake, false)))
     }
 
-    /// Asks the host to bring toward its caches the registers warp `wi`'s
-    /// next instruction reads and writes (a hint; it changes nothing).
-    #[inline(always)]
-    fn prefetch(&self, wi: usize, l: &Launch) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let w = &self.warps[wi];
-            if let Some(info) = l.infos.get(w.pc as usize) {
-                let base = w.regs.as_ptr();
-                let ready = self.timing[wi].ready.as_ptr();
-                let fetch = |r: u8| {
-                    let at = r as usize * 32;
-                    // SAFETY: `_mm_prefetch` only hints and never faults,
-                    // wherever the (wrapping, never dereferenced) address
-                    // points.
-                    unsafe {
-                        _mm_prefetch(ready.wrapping_add(r as usize) as *const i8, _MM_HINT_T0);
-                        _mm_prefetch(base.wrapping_add(at) as *const i8, _MM_HINT_T0);
-                        _mm_prefetch(base.wrapping_add(at + 16) as *const i8, _MM_HINT_T0);
-                    }
-                };
-                for &r in info.reads() {
-                    fetch(r);
-                }
-                if info.ndst > 0 {
-                    fetch(info.dst);
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (wi, l);
-    }
-
     /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can
     /// issue its next instruction at `now`, and if so whether it must take
     /// its turn ([`Info::turn`]); else when it might, why not, and the unit
@@ -947,11 +913,6 @@ impl Sm {
         let sc = &mut self.scheds[s];
         sc.last = i;
         sc.slots[i].unit = Unit::None;
-        // The next warp in round-robin order is likely the next to issue:
-        // bring its registers toward the cache meanwhile.
-        let nw = sc.nslots;
-        let nxt = sc.slots[if i + 1 >= nw { 0 } else { i + 1 }].warp as usize;
-        self.prefetch(nxt, l);
         Ok((now + 1, changed))
     }
 
