@@ -2926,6 +2926,18 @@ mod tests {
         }
     }
 
+    /// `LDS R8, [R1+imm]` of `width`.
+    fn lds(width: Width, imm: i64) -> Op {
+        let mut op = Op::filler(Kind::Ld {
+            space: Space::Shared,
+            w: width,
+        });
+        op.d0 = 8;
+        op.src[0].src = Src::Reg(1);
+        op.imm = imm;
+        op
+    }
+
     #[test]
     fn the_fast_shared_path_takes_a_tiled_kernels_lds() {
         // `LDS.64 R8, [R1+0x10]` with lane l at 8 * l: every lane aligned and inside.
@@ -2933,18 +2945,20 @@ mod tests {
         let base: [u32; 32] = std::array::from_fn(|l| 8 * l as u32);
         w.set_reg(1, &base, u32::MAX);
         let shared: Vec<u8> = (0..512u32).map(|i| i as u8).collect();
-        let mut op = Op::filler(Kind::Ld {
-            space: Space::Shared,
-            w: Width::B64,
-        });
-        op.d0 = 8;
-        op.src[0].src = Src::Reg(1);
-        op.imm = 0x10;
+        let mut op = lds(Width::B64, 0x10);
         let mut addr = [0u32; 32];
         let mut sh = shared.clone();
         assert_eq!(
             exec_shared(&op, &mut w, &mut sh, &mut addr),
-            Some((u32::MAX, 8, Shape::Line { a0: 0x10, d: 8, repeat: false }))
+            Some((
+                u32::MAX,
+                8,
+                Shape::Line {
+                    a0: 0x10,
+                    d: 8,
+                    repeat: false
+                }
+            ))
         );
         assert_eq!(addr[3], 0x28);
         assert_eq!(w.reg(8)[3], u32::from_le_bytes([0x28, 0x29, 0x2a, 0x2b]));
@@ -2962,15 +2976,26 @@ mod tests {
         let cases: [([u32; 32], Shape); 4] = [
             (
                 std::array::from_fn(|l| 16 * (l as u32 % 16)),
-                Shape::Line { a0: 0x20, d: 16, repeat: true },
+                Shape::Line {
+                    a0: 0x20,
+                    d: 16,
+                    repeat: true,
+                },
             ),
             (
                 std::array::from_fn(|l| 4 * l as u32),
-                Shape::Line { a0: 0x20, d: 4, repeat: false },
+                Shape::Line {
+                    a0: 0x20,
+                    d: 4,
+                    repeat: false,
+                },
             ),
             (
                 std::array::from_fn(|l| if l < 16 { 0x40 } else { 0x84 }),
-                Shape::Pair { a0: 0x60, a16: 0xa4 },
+                Shape::Pair {
+                    a0: 0x60,
+                    a16: 0xa4,
+                },
             ),
             (
                 std::array::from_fn(|l| (l as u32 * 7 % 32) * 4),
@@ -2979,13 +3004,7 @@ mod tests {
         ];
         let prog = empty_program();
         let shared: Vec<u8> = (0..512u32).map(|i| (i * 37) as u8).collect();
-        let mut op = Op::filler(Kind::Ld {
-            space: Space::Shared,
-            w: Width::B32,
-        });
-        op.d0 = 8;
-        op.src[0].src = Src::Reg(1);
-        op.imm = 0x20;
+        let op = lds(Width::B32, 0x20);
         for (base, shape) in cases {
             let mut w = Warp::new(0, 16, u32::MAX);
             w.set_reg(1, &base, u32::MAX);
