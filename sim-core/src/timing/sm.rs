@@ -149,6 +149,13 @@ struct Scheduler {
     reason: Option<Stall>,
     /// A cycle before which none of its warps can issue (a lower bound).
     wake: u64,
+    /// After a cycle it issued nothing in: the units its warps that wait
+    /// only for a busy unit wait for (bits by [`Unit`]), and the earliest
+    /// cycle any other warp may issue. While each of those units is busy
+    /// and that cycle has not come, asking it again would only find the
+    /// same ([`Sm::tick`]).
+    units: u8,
+    others: u64,
 }
 
 impl Scheduler {
@@ -171,6 +178,8 @@ impl Scheduler {
             prev_reads: [0; 8],
             reason: None,
             wake: 0,
+            units: 0,
+            others: 0,
         }
     }
 
@@ -382,6 +391,7 @@ impl Sm {
                 s.last = 0;
             }
             s.wake = 0;
+            s.units = 0;
         }
     }
 
@@ -423,9 +433,24 @@ impl Sm {
         // 3. The schedulers, in index order (fixed priority for the shared groups).
         for s in first..self.nsched {
             let sc = &self.scheds[s];
-            if sc.wake > now {
-                wake = wake.min(sc.wake);
-                if let Some(r) = sc.reason {
+            // Its wake, or (unless an observer hears each cycle it is
+            // asked) later when only warps waiting for a unit another
+            // scheduler took meanwhile could issue: asked now, it would
+            // issue nothing, for the same reason, and change nothing but
+            // when those warps look again.
+            let mut at = sc.wake;
+            if at <= now && sc.units != 0 && !O::ACTIVE {
+                at = sc.others;
+                for unit in [Unit::Sfu, Unit::Fp64, Unit::Lsu, Unit::LsuShared] {
+                    if sc.units >> unit as u8 & 1 == 1 {
+                        at = at.min(self.unit_free(s, unit));
+                    }
+                }
+                self.scheds[s].wake = at;
+            }
+            if at > now {
+                wake = wake.min(at);
+                if let Some(r) = self.scheds[s].reason {
                     self.stats.stall[r as usize] += 1;
                 }
                 continue;
@@ -539,6 +564,7 @@ impl Sm {
                 wake = wake.min(now + 1);
                 for sc in &mut self.scheds {
                     sc.wake = sc.wake.min(now + 1);
+                    sc.units = 0;
                     sc.slots_mut().iter_mut().for_each(|t| {
                         t.not_before = t.not_before.min(now + 1);
                         t.unit = Unit::None;
@@ -595,6 +621,7 @@ impl Sm {
         let t = &l.config.timing;
         let nw = self.scheds[s].nslots;
         self.scheds[s].reason = None;
+        self.scheds[s].units = 0;
         if nw == 0 {
             return Ok(Some((NEVER, false)));
         }
@@ -695,6 +722,13 @@ impl Sm {
         // slot waiting for a busy unit says `PipeBusy`).
         let slots = &self.scheds[s].slots[..nw];
         let wake = slots.iter().map(|sl| sl.not_before).min().unwrap_or(NEVER);
+        let (mut units, mut others) = (0u8, NEVER);
+        for sl in slots {
+            match sl.unit {
+                Unit::None => others = others.min(sl.not_before),
+                unit => units |= 1 << unit as u8,
+            }
+        }
         let mut reason = Stall::Idle;
         let mut at = start;
         for _ in 0..nw {
@@ -705,7 +739,8 @@ impl Sm {
             at = next(at);
         }
         self.stats.stall[reason as usize] += 1;
-        self.scheds[s].reason = Some(reason);
+        let sc = &mut self.scheds[s];
+        (sc.reason, sc.units, sc.others) = (Some(reason), units, others);
         if O::ACTIVE {
             obs.event(Event::Stall {
                 cycle: now,
