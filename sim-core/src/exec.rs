@@ -646,12 +646,12 @@ pub(crate) fn exec_shared(
         // bounds checks.
         let lim = shared.len().saturating_sub(4).min(i32::MAX as usize);
         let sh = &shared[..lim + 4];
+        // (A function, not a closure: the compiler inlines it.)
         #[inline(always)]
-        fn at(sh: &[u8], lim: usize, a: u32) -> u32 {
+        fn word(sh: &[u8], lim: usize, a: u32) -> u32 {
             let o = (a as usize).min(lim);
             u32::from_le_bytes([sh[o], sh[o + 1], sh[o + 2], sh[o + 3]])
         }
-        let word = |a: u32| at(sh, lim, a);
         let d = op.d0 as usize * 32;
         if let Some(row) = w.regs.get_mut(d..d + 32).filter(|_| op.d0 != 255) {
             match shape {
@@ -659,19 +659,19 @@ pub(crate) fn exec_shared(
                 Shape::Line { repeat: true, .. } => {
                     let (lo, hi) = row.split_at_mut(16);
                     for ((v, u), &a) in lo.iter_mut().zip(hi).zip(&addr[..16]) {
-                        *v = word(a);
+                        *v = word(sh, lim, a);
                         *u = *v;
                     }
                 }
                 // Each half-warp one word.
                 Shape::Pair { a0, a16 } => {
                     let (lo, hi) = row.split_at_mut(16);
-                    lo.fill(word(a0));
-                    hi.fill(word(a16));
+                    lo.fill(word(sh, lim, a0));
+                    hi.fill(word(sh, lim, a16));
                 }
                 _ => {
                     for (v, &a) in row.iter_mut().zip(addr.iter()) {
-                        *v = word(a);
+                        *v = word(sh, lim, a);
                     }
                 }
             }
