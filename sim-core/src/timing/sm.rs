@@ -53,20 +53,14 @@ struct Pending {
     rows: [[u32; 32]; 4],
 }
 
-/// A warp's timing state beside its functional state.
+/// A warp's timing state beside its functional state: what the scheduler
+/// reads of it for each warp it considers first, in one cache line, and the
+/// registers' ready times in the same allocation (`repr(C)` keeps that order).
 #[derive(Clone)]
+#[repr(C)]
 pub struct WarpTiming {
     /// The earliest cycle the control codes let the next instruction issue.
     next_issue: u64,
-    /// The cycle each register's last result is ready.
-    ready: Box<[u64; 256]>,
-    /// Registers whose `ready` time is an ALU result's, which the scoreboard
-    /// does not hold instructions back for (no interlock: a read before it
-    /// is a hazard, not a wait).
-    alu: [u64; 4],
-    /// Read-only loads not yet landed, in issue order.
-    tex: VecDeque<Pending>,
-    sched: u8,
     /// The 64-byte group in the warp's instruction buffer, and the cycle it
     /// arrives.
     group: u32,
@@ -78,13 +72,22 @@ pub struct WarpTiming {
     sb_pc: u32,
     sb_at: u64,
     sb_read: u64,
+    sched: u8,
+    /// Registers whose `ready` time is an ALU result's, which the scoreboard
+    /// does not hold instructions back for (no interlock: a read before it
+    /// is a hazard, not a wait).
+    alu: [u64; 4],
+    /// Read-only loads not yet landed, in issue order.
+    tex: VecDeque<Pending>,
+    /// The cycle each register's last result is ready.
+    ready: [u64; 256],
 }
 
 impl WarpTiming {
     fn new() -> WarpTiming {
         WarpTiming {
             next_issue: 0,
-            ready: Box::new([0; 256]),
+            ready: [0; 256],
             alu: [0; 4],
             tex: VecDeque::with_capacity(16),
             sched: 0,
@@ -832,13 +835,23 @@ impl Sm {
     #[inline]
     fn unit_free(&self, s: usize, unit: Unit) -> u64 {
         let sc = &self.scheds[s];
-        match unit {
-            Unit::None => 0,
-            Unit::Sfu => sc.sfu_free,
-            Unit::Fp64 => sc.fp64_free,
-            Unit::Lsu => self.lsu.free,
-            Unit::LsuShared => self.lsu.free.max(self.lsu.shared_free),
-        }
+        // By index, not by branch: which unit a warp waits for changes
+        // from warp to warp, which a predictor cannot learn.
+        let free = [
+            0,
+            sc.sfu_free,
+            sc.fp64_free,
+            self.lsu.free,
+            self.lsu.free.max(self.lsu.shared_free),
+        ];
+        const _: () = assert!(
+            Unit::None as u8 == 0
+                && Unit::Sfu as u8 == 1
+                && Unit::Fp64 as u8 == 2
+                && Unit::Lsu as u8 == 3
+                && Unit::LsuShared as u8 == 4
+        );
+        free[unit as usize]
     }
 
     /// Issues the warp in slot `i` of scheduler `s` (warp `wi` of block slot
