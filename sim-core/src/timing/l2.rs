@@ -167,7 +167,7 @@ impl Memory {
     /// Looks `line` (a byte address / 128) up, filling it on a miss.
     fn lookup(&mut self, line: u64) -> bool {
         let addr = line << 7 >> self.line_shift;
-        let set = (addr as usize) % self.sets;
+        let set = super::cache::set_of(addr, self.sets);
         let base = set * self.ways;
         self.stamp += 1;
         let ways = &mut self.tags[base..base + self.ways];
