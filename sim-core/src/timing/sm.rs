@@ -54,10 +54,11 @@ struct Pending {
 }
 
 /// A warp's timing state beside its functional state: what the scheduler
-/// reads of it for each warp it considers first, in one cache line, and the
-/// registers' ready times in the same allocation (`repr(C)` keeps that order).
+/// reads of it for each warp it considers first, in one 64-byte line, and
+/// the registers' ready times in the same allocation (`repr(C)` keeps that
+/// order, the alignment the line).
 #[derive(Clone)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct WarpTiming {
     /// The earliest cycle the control codes let the next instruction issue.
     next_issue: u64,
@@ -82,6 +83,9 @@ pub struct WarpTiming {
     /// The cycle each register's last result is ready.
     ready: [u64; 256],
 }
+
+// The fields the scan reads fit the first line.
+const _: () = assert!(std::mem::offset_of!(WarpTiming, sb_read) + 8 <= 64);
 
 impl WarpTiming {
     fn new() -> WarpTiming {
