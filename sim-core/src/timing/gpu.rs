@@ -238,21 +238,26 @@ pub fn run_timed<O: Observer>(
                 }
                 let sm = &mut sms[i];
                 loop {
-                    let t = sm.next_turn().0;
-                    if t == NEVER {
-                        break;
-                    }
                     finished.clear();
-                    match sm.tick(t, &launch, global, &mut mem, obs, &mut finished, allow) {
-                        Ok(true) => {}
-                        Ok(false) => break,
-                        Err(e) => {
+                    // Its blocks stay resident until a tick finishes one.
+                    let resident = sm.resident();
+                    match sm.run(&launch, global, &mut mem, obs, &mut finished, allow) {
+                        Ok(r) => {
+                            if r.quiet != NEVER && resident > 0 {
+                                grid.busy[i] = r.quiet + 1;
+                            }
+                            if r.finished != NEVER {
+                                grid.ran(i, sm, r.finished, &finished, &block_at, tpb);
+                            } else {
+                                break;
+                            }
+                        }
+                        Err((t, e)) => {
                             // Other SMs may still fail at an earlier turn.
                             failed[i] = Some((t, e));
                             break;
                         }
                     }
-                    grid.ran(i, sm, t, &finished, &block_at, tpb);
                 }
             }
             if grid.done < total {

@@ -225,6 +225,14 @@ struct Paused {
     changed: bool,
 }
 
+/// What [`Sm::run`] ran: the last tick in which no block finished, and the
+/// tick in which one did, where it stopped (`NEVER`: none).
+#[derive(Clone, Copy, Debug)]
+pub struct Ran {
+    pub quiet: u64,
+    pub finished: u64,
+}
+
 /// Which SM may do what only one SM at a time may do ([`Info::turn`]), by
 /// cycle and then SM index, the order in which the SMs of one cycle run.
 pub type Turn = (u64, u32);
@@ -407,6 +415,41 @@ impl Sm {
     /// nothing left to do).
     pub fn next_turn(&self) -> Turn {
         (self.paused.map_or(self.wake, |p| p.now), self.id)
+    }
+
+    /// Runs this SM's ticks ([`Sm::tick`]), each at its [`Sm::next_turn`],
+    /// until one stops before an instruction that waits for its turn
+    /// (`allow`), nothing is left to do, or a block finishes (its blocks in
+    /// `finished`, and the chip may start another): the chip's loop, kept in
+    /// the SM, without a call from the chip for each tick. On an error, the
+    /// cycle of the tick that failed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<O: Observer>(
+        &mut self,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+        finished: &mut Vec<[u32; 3]>,
+        allow: Turn,
+    ) -> Result<Ran, (u64, SimError)> {
+        let mut quiet = NEVER;
+        loop {
+            let t = self.next_turn().0;
+            if t == NEVER {
+                break;
+            }
+            match self.tick(t, l, global, mem, obs, finished, allow) {
+                Ok(true) if finished.is_empty() => quiet = t,
+                Ok(true) => return Ok(Ran { quiet, finished: t }),
+                Ok(false) => break,
+                Err(e) => return Err((t, e)),
+            }
+        }
+        Ok(Ran {
+            quiet,
+            finished: NEVER,
+        })
     }
 
     /// Runs cycle `now` (or, when the last tick stopped to wait for its
