@@ -506,6 +506,85 @@ fn set_cc(w: &mut Warp, mask: u32, c: u32, z: u32, s: u32, o: u32) {
     w.cc_o = (w.cc_o & !mask) | (o & mask);
 }
 
+/// The form of an `IMAD`: signed sources, the high word, carry in (`.X`),
+/// saturation (only when it adds), and the product's and the addend's
+/// negation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ImadForm {
+    sa: bool,
+    sb: bool,
+    hi: bool,
+    x: bool,
+    sat: bool,
+    neg_p: bool,
+    neg_c: bool,
+}
+
+impl ImadForm {
+    /// No saturation, no negation.
+    const fn plain(sa: bool, sb: bool, hi: bool, x: bool) -> ImadForm {
+        ImadForm {
+            sa,
+            sb,
+            hi,
+            x,
+            sat: false,
+            neg_p: false,
+            neg_c: false,
+        }
+    }
+}
+
+/// Every lane's `IMAD` of form `f`: the results, and the carries out as a
+/// lane mask (`cc_c`: the carries in, for `.X`). Inlined where it is called,
+/// so that a form given as a constant leaves its lanes no decision to make.
+#[inline(always)]
+fn imad_rows(a: &R, b: &R, cc: &R, cc_c: u32, f: ImadForm) -> (R, u32) {
+    let mut d = [0u32; 32];
+    let mut c = 0u32;
+    for l in 0..32 {
+        let av = if f.sa {
+            a[l] as i32 as i64
+        } else {
+            a[l] as i64
+        };
+        let bv = if f.sb {
+            b[l] as i32 as i64
+        } else {
+            b[l] as i64
+        };
+        // The low 64 bits of the 32 x 32 product, signed or not.
+        let mut p = av.wrapping_mul(bv);
+        if f.neg_p {
+            p = p.wrapping_neg();
+        }
+        let pw = if f.hi { (p >> 32) as u32 } else { p as u32 };
+        let cv = if f.neg_c && !f.x {
+            cc[l].wrapping_neg()
+        } else if f.neg_c {
+            !cc[l]
+        } else {
+            cc[l]
+        };
+        let cin = if f.x { (cc_c >> l & 1) as u64 } else { 0 };
+        let mut sum = pw as u64 + cv as u64 + cin;
+        if f.neg_p && !f.hi && !f.x && pw == 0 {
+            // A negated product enters the adder as !p + 1: its low
+            // word 0 carries out (`IMAD.U32.U32 R11.CC, -R4, R8, RZ`
+            // starts a 64-bit negation that `ISUB.X` finishes).
+            sum += 1 << 32;
+        }
+        let mut r = sum as u32;
+        if f.sat {
+            let sv = pw as i32 as i64 + cv as i32 as i64 + cin as i64;
+            r = sv.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
+        }
+        d[l] = r;
+        c |= ((sum >> 32 != 0) as u32) << l;
+    }
+    (d, c)
+}
+
 /// Runs `op` (at `w.pc`) for warp `w`. On return `w.pc` is the next slot to run
 /// and `w.state` says whether the warp waits at a barrier or is done.
 ///
@@ -919,40 +998,24 @@ fn exec_general_body(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecErr
             let a = read(w, &s[0], env)?;
             let b = read(w, &s[1], env)?;
             let cc = if mad { read(w, &s[2], env)? } else { [0; 32] };
-            let mut d = [0u32; 32];
-            let mut c = 0u32;
-            for l in 0..32 {
-                let av = if sa { a[l] as i32 as i64 } else { a[l] as i64 };
-                let bv = if sb { b[l] as i32 as i64 } else { b[l] as i64 };
-                // The low 64 bits of the 32 x 32 product, signed or not.
-                let mut p = av.wrapping_mul(bv);
-                if s[0].neg ^ s[1].neg {
-                    p = p.wrapping_neg();
-                }
-                let pw = if hi { (p >> 32) as u32 } else { p as u32 };
-                let cv = if s[2].neg && !x {
-                    cc[l].wrapping_neg()
-                } else if s[2].neg {
-                    !cc[l]
-                } else {
-                    cc[l]
-                };
-                let cin = if x { (w.cc_c >> l & 1) as u64 } else { 0 };
-                let mut sum = pw as u64 + cv as u64 + cin;
-                if (s[0].neg ^ s[1].neg) && !hi && !x && pw == 0 {
-                    // A negated product enters the adder as !p + 1: its low
-                    // word 0 carries out (`IMAD.U32.U32 R11.CC, -R4, R8, RZ`
-                    // starts a 64-bit negation that `ISUB.X` finishes).
-                    sum += 1 << 32;
-                }
-                let mut r = sum as u32;
-                if sat && mad {
-                    let sv = pw as i32 as i64 + cv as i32 as i64 + cin as i64;
-                    r = sv.clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32;
-                }
-                d[l] = r;
-                c |= ((sum >> 32 != 0) as u32) << l;
-            }
+            let f = ImadForm {
+                sa,
+                sb,
+                hi,
+                x,
+                sat: sat && mad,
+                neg_p: s[0].neg ^ s[1].neg,
+                neg_c: s[2].neg,
+            };
+            // The kernels' 64-bit address arithmetic, each form in a loop of
+            // its own (the lane's work then has no decision left in it).
+            const HI_U32: ImadForm = ImadForm::plain(false, false, true, false);
+            const HI_X: ImadForm = ImadForm::plain(true, true, true, true);
+            let (d, c) = match f {
+                HI_U32 => imad_rows(&a, &b, &cc, w.cc_c, HI_U32),
+                HI_X => imad_rows(&a, &b, &cc, w.cc_c, HI_X),
+                f => imad_rows(&a, &b, &cc, w.cc_c, f),
+            };
             w.set_reg(op.d0, &d, m);
             if op.cc {
                 let (z, sg) = zs(&d, m);
@@ -2166,13 +2229,15 @@ fn cc_mask(w: &Warp, t: CcTest) -> u32 {
     }
 }
 
+/// The zero and sign flags of results `d` in lanes `m`.
 fn zs(d: &[u32; 32], m: u32) -> (u32, u32) {
-    let (mut z, mut s) = (0, 0);
-    for l in Lanes(m) {
+    // Every lane, then the mask: no branch, and the compiler vectorises it.
+    let (mut z, mut s) = (0u32, 0u32);
+    for l in 0..32 {
         z |= ((d[l] == 0) as u32) << l;
         s |= (d[l] >> 31) << l;
     }
-    (z, s)
+    (z & m, s & m)
 }
 
 /// An integer comparison; `.X` compares the high words of a 64-bit pair whose
