@@ -2233,9 +2233,9 @@ fn cc_mask(w: &Warp, t: CcTest) -> u32 {
 fn zs(d: &[u32; 32], m: u32) -> (u32, u32) {
     // Every lane, then the mask: no branch, and the compiler vectorises it.
     let (mut z, mut s) = (0u32, 0u32);
-    for l in 0..32 {
-        z |= ((d[l] == 0) as u32) << l;
-        s |= (d[l] >> 31) << l;
+    for (l, &v) in d.iter().enumerate() {
+        z |= ((v == 0) as u32) << l;
+        s |= (v >> 31) << l;
     }
     (z & m, s & m)
 }
