@@ -230,10 +230,60 @@ pub fn ffma_rn_rows(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
     ffma_rows(regs, a, b, c, d, mask)
 }
 
+/// [`ffma_rows`] with the host's vector FMA, eight lanes an instruction, the
+/// results kept in vector registers and stored straight into the
+/// destination (the lanes of `mask` alone when it is not the whole warp).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn ffma_rows_fma(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
-    ffma_rows(regs, a, b, c, d, mask)
+    use std::arch::x86_64::*;
+    static ZERO: [u32; 32] = [0; 32];
+    // A source of 255 (RZ) or past the file reads zero, as `ffma_rows` has it.
+    let row = |r: u8| -> *const f32 {
+        let o = r as usize * 32;
+        if r != 255 && o + 32 <= regs.len() {
+            regs[o..].as_ptr() as *const f32
+        } else {
+            ZERO.as_ptr() as *const f32
+        }
+    };
+    let (x, y, z) = (row(a), row(b), row(c));
+    // SAFETY: each of `x`, `y`, `z` points at 32 readable lanes (a row of
+    // `regs` checked just above, or `ZERO`), and every load below reads
+    // eight of them; the caller has AVX2 and FMA (`ffma_rn_rows` checked).
+    let out: [__m256; 4] = unsafe {
+        let canon = _mm256_castsi256_ps(_mm256_set1_epi32(NAN32 as i32));
+        std::array::from_fn(|k| {
+            let r = _mm256_fmadd_ps(
+                _mm256_loadu_ps(x.add(8 * k)),
+                _mm256_loadu_ps(y.add(8 * k)),
+                _mm256_loadu_ps(z.add(8 * k)),
+            );
+            // Any NaN result is the canonical one (`canon32`).
+            _mm256_blendv_ps(r, canon, _mm256_cmp_ps::<_CMP_UNORD_Q>(r, r))
+        })
+    };
+    let o = d as usize * 32;
+    let Some(dst) = regs.get_mut(o..o + 32).filter(|_| d != 255) else {
+        return;
+    };
+    let dst = dst.as_mut_ptr() as *mut f32;
+    // SAFETY: `dst` points at the 32 lanes of the destination row, and every
+    // store below writes eight of them.
+    unsafe {
+        if mask == u32::MAX {
+            for (k, v) in out.iter().enumerate() {
+                _mm256_storeu_ps(dst.add(8 * k), *v);
+            }
+        } else {
+            let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            for (k, v) in out.iter().enumerate() {
+                let m = _mm256_set1_epi32((mask >> (8 * k)) as i32 & 0xff);
+                let lanes = _mm256_cmpeq_epi32(_mm256_and_si256(m, bits), bits);
+                _mm256_maskstore_ps(dst.add(8 * k), lanes, *v);
+            }
+        }
+    }
 }
 
 /// The body of [`ffma_rn_rows`].
