@@ -30,6 +30,10 @@ impl Tags {
     pub fn lookup(&mut self, tag: u64) -> bool {
         let base = set_of(tag, self.sets) * self.ways;
         self.stamp += 1;
+        if self.ways == 4 {
+            // The instruction cache's: its set as arrays, in registers.
+            return self.lookup_in::<4>(base, tag);
+        }
         // Every way compared, without an early exit: which way holds a line
         // is not something the host's branch predictor can learn. (A set
         // holds a tag at most once.)
@@ -48,6 +52,39 @@ impl Tags {
             .unwrap_or(0);
         self.tags[base + victim] = tag;
         self.used[base + victim] = self.stamp;
+        false
+    }
+}
+
+impl Tags {
+    /// [`Tags::lookup`] in the set of `W` ways from `base`: the same hit,
+    /// and the same victim (the least recently used, the first of equals).
+    #[inline]
+    fn lookup_in<const W: usize>(&mut self, base: usize, tag: u64) -> bool {
+        let (Some(tags), Some(used)) = (
+            self.tags.get_mut(base..base + W),
+            self.used.get_mut(base..base + W),
+        ) else {
+            return false;
+        };
+        let mut hit = usize::MAX;
+        for (w, &t) in tags.iter().enumerate() {
+            if t == tag {
+                hit = w;
+            }
+        }
+        if let Some(u) = used.get_mut(hit) {
+            *u = self.stamp;
+            return true;
+        }
+        let mut victim = 0;
+        for w in 1..W {
+            if used[w] < used[victim] {
+                victim = w;
+            }
+        }
+        tags[victim] = tag;
+        used[victim] = self.stamp;
         false
     }
 }
@@ -78,6 +115,39 @@ mod tests {
         assert!(!c.lookup(3)); // evicts 2
         assert!(c.lookup(1));
         assert!(!c.lookup(2));
+    }
+
+    #[test]
+    fn hits_and_misses_follow_a_least_recently_used_list() {
+        // Four ways (the arrays' path) and three (the general one) against a
+        // list per set, most recent last.
+        for ways in [4u32, 3] {
+            let sets = 8u32;
+            let mut c = Tags::new(sets * ways, ways);
+            let mut lists: Vec<Vec<u64>> = vec![Vec::new(); sets as usize];
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let tag = x % 64;
+                let list = &mut lists[(tag % sets as u64) as usize];
+                let want = match list.iter().position(|&t| t == tag) {
+                    Some(i) => {
+                        list.remove(i);
+                        true
+                    }
+                    None => {
+                        if list.len() == ways as usize {
+                            list.remove(0);
+                        }
+                        false
+                    }
+                };
+                list.push(tag);
+                assert_eq!(c.lookup(tag), want, "{ways} ways, tag {tag}");
+            }
+        }
     }
 
     #[test]
