@@ -159,7 +159,7 @@ pub fn check(prog: &Program) -> Report {
 
 /// Checks one loaded kernel with `opts`.
 pub fn check_with(prog: &Program, opts: Options) -> Report {
-    let infos = pipes::infos(prog);
+    let infos = pipes::infos(prog, UNSCHEDULED);
     // The last slot worth walking: past it only NOP padding.
     let last = (0..prog.ops.len())
         .rev()
@@ -344,7 +344,7 @@ fn walk(
         }
         let lastu = *unit.last().unwrap();
         let li = &infos[lastu as usize];
-        gap = gap.max(Ctrl(li.ctrl).gap(UNSCHEDULED) as u64);
+        gap = gap.max(li.gap as u64);
         // The operand collector reuses only what the cycle before read.
         st.prev_reads = if gap == 1 && !st.no_reuse {
             li.reads().to_vec()

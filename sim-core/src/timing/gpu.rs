@@ -135,7 +135,7 @@ pub fn run_timed<O: Observer>(
         why,
     })?;
     let cbank0 = build_cbank0(prog, dims, params);
-    let infos = infos(prog);
+    let infos = infos(prog, config.timing.unscheduled_stall);
     let launch = Launch {
         prog,
         infos: &infos,

@@ -84,6 +84,10 @@ pub struct Info {
     pub texdepbar: Option<u8>,
     /// The control byte.
     pub ctrl: u8,
+    /// Its reading: cycles from this instruction's issue to the earliest of
+    /// the warp's next ([`super::ctrl::Ctrl::gap`]), for the configured
+    /// stall of an unscheduled (zero) byte.
+    pub gap: u32,
     /// A global-memory access (LD/ST/ATOM through the generic or read-only
     /// path): such an instruction never dual-issues.
     pub global: bool,
@@ -115,13 +119,15 @@ fn wide(t: NumType) -> bool {
     t.bits() == 64
 }
 
-/// Works out the [`Info`] of every slot of `prog`.
-pub fn infos(prog: &Program) -> Vec<Info> {
+/// Works out the [`Info`] of every slot of `prog`, an unscheduled control
+/// byte stalling `unscheduled_stall` cycles.
+pub fn infos(prog: &Program, unscheduled_stall: u32) -> Vec<Info> {
     (0..prog.ops.len())
         .map(|slot| {
             info(
                 &prog.ops[slot],
                 prog.ctrl.get(slot).copied().unwrap_or(0x20),
+                unscheduled_stall,
                 || prog.text(slot as u32),
             )
         })
@@ -130,7 +136,7 @@ pub fn infos(prog: &Program) -> Vec<Info> {
 
 /// The [`Info`] of one instruction; `text` gives its SASS text (read only for
 /// the fences, to find `TEXDEPBAR`'s count).
-pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
+pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String) -> Info {
     use Kind::*;
     let (pipe, lat) = match op.kind {
         Control | Unsupported | Nop => (Pipe::Free, Latency::None),
@@ -267,6 +273,7 @@ pub fn info(op: &Op, ctrl: u8, text: impl Fn() -> String) -> Info {
         ndst,
         texdepbar,
         ctrl,
+        gap: super::ctrl::Ctrl(ctrl).gap(unscheduled_stall),
         global,
         turn: global || op.kind == Exit,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),

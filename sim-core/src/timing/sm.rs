@@ -983,9 +983,7 @@ impl Sm {
         // `Info::reads` is padded with RZ, which is never read.
         sc.prev_reads = last.reads;
         let tm = &mut self.timing[wi];
-        tm.next_issue = tm
-            .next_issue
-            .max(now + Ctrl(last.ctrl).gap(t.unscheduled_stall) as u64);
+        tm.next_issue = tm.next_issue.max(now + last.gap as u64);
         self.stats.issue_cycles += 1;
         self.stats.dual += dual as u64;
         if O::ACTIVE {
