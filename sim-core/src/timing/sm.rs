@@ -154,8 +154,6 @@ struct Scheduler {
     /// Why it issued nothing in its last cycle (charged again for the cycles
     /// the SM skips).
     reason: Option<Stall>,
-    /// A cycle before which none of its warps can issue (a lower bound).
-    wake: u64,
     /// After a cycle it issued nothing in: the units its warps that wait
     /// only for a busy unit wait for (bits by [`Unit`]), and the earliest
     /// cycle any other warp may issue. While each of those units is busy
@@ -184,7 +182,6 @@ impl Scheduler {
             prev_cycle: 0,
             prev_reads: [0; 8],
             reason: None,
-            wake: 0,
             units: 0,
             others: 0,
         }
@@ -259,6 +256,10 @@ pub struct Sm {
     timing: Vec<WarpTiming>,
     wpb: usize,
     scheds: [Scheduler; MAX_SCHEDULERS],
+    /// For each scheduler, a cycle before which none of its warps can issue
+    /// (a lower bound; `NEVER` for one not in use), side by side so that a
+    /// tick finds the schedulers it must ask in one line.
+    wakes: [u64; MAX_SCHEDULERS],
     /// Schedulers in use (the first of `scheds`).
     nsched: usize,
     lsu: Lsu,
@@ -312,6 +313,7 @@ impl Sm {
                 .collect(),
             wpb: warps as usize,
             scheds: std::array::from_fn(|_| Scheduler::new()),
+            wakes: [NEVER; MAX_SCHEDULERS],
             nsched: (t.schedulers as usize).clamp(1, MAX_SCHEDULERS),
             lsu: Lsu::new(t),
             group_taken: [NEVER; 2],
@@ -401,13 +403,14 @@ impl Sm {
                 }
             }
         }
-        for s in &mut self.scheds {
+        for (s, w) in self.scheds.iter_mut().zip(&mut self.wakes) {
             if s.last >= s.nslots {
                 s.last = 0;
             }
-            s.wake = 0;
+            *w = 0;
             s.units = 0;
         }
+        self.wakes[self.nsched..].fill(NEVER);
     }
 
     /// The turn at which this SM next does something ([`Turn`]): the cycle
@@ -488,7 +491,7 @@ impl Sm {
             // scheduler took meanwhile could issue: asked now, it would
             // issue nothing, for the same reason, and change nothing but
             // when those warps look again.
-            let mut at = sc.wake;
+            let mut at = self.wakes[s];
             if at <= now && sc.units != 0 && !O::ACTIVE {
                 at = sc.others;
                 for unit in [Unit::Sfu, Unit::Fp64, Unit::Lsu, Unit::LsuShared] {
@@ -496,7 +499,7 @@ impl Sm {
                         at = at.min(self.unit_free(s, unit));
                     }
                 }
-                self.scheds[s].wake = at;
+                self.wakes[s] = at;
             }
             if at > now {
                 wake = wake.min(at);
@@ -514,7 +517,7 @@ impl Sm {
                 (p.now, p.s, p.wake, p.changed) = (now, s, wake, changed);
                 return Ok(false);
             };
-            self.scheds[s].wake = r.0;
+            self.wakes[s] = r.0;
             wake = wake.min(r.0);
             changed |= r.1;
         }
@@ -560,7 +563,7 @@ impl Sm {
             (sl.block as usize, sl.warp as usize)
         };
         let r = self.issue(p.s, p.slot, bi, wi, now, l, global, mem, obs)?;
-        self.scheds[p.s].wake = r.0;
+        self.wakes[p.s] = r.0;
         Ok(r)
     }
 
@@ -612,8 +615,10 @@ impl Sm {
                     }
                 }
                 wake = wake.min(now + 1);
+                for w in &mut self.wakes[..self.nsched] {
+                    *w = (*w).min(now + 1);
+                }
                 for sc in &mut self.scheds {
-                    sc.wake = sc.wake.min(now + 1);
                     sc.units = 0;
                     sc.slots_mut().iter_mut().for_each(|t| {
                         t.not_before = t.not_before.min(now + 1);
