@@ -605,7 +605,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
 /// picks out before it sets up anything else [`exec`] needs.
 #[inline]
 pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
-    is_ffma3(op) && ffma3(op, w)
+    is_ffma3(op) && ffma3(op, w, None)
 }
 
 /// Whether `op` is the FFMA [`exec_ffma`] runs.
@@ -629,9 +629,10 @@ pub(crate) fn is_ffma3(op: &Op) -> bool {
 }
 
 /// Runs `op`, an FFMA [`is_ffma3`] picked out, as [`exec`] does, when some
-/// lane is running (else false: nothing done).
+/// lane is running (else false: nothing done): by `rows`, the host's routine
+/// chosen beforehand, or (`None`) by [`fp::ffma_rn_rows`].
 #[inline]
-pub(crate) fn ffma3(op: &Op, w: &mut Warp) -> bool {
+pub(crate) fn ffma3(op: &Op, w: &mut Warp, rows: Option<fp::FfmaRows>) -> bool {
     if w.active == 0 {
         return false;
     }
@@ -644,7 +645,11 @@ pub(crate) fn ffma3(op: &Op, w: &mut Warp) -> bool {
     let m = w.active & guard_mask(w, op);
     w.pc = next_slot(w.pc);
     w.executed += 1;
-    fp::ffma_rn_rows(&mut w.regs, reg(&s[0]), reg(&s[1]), reg(&s[2]), op.d0, m);
+    let (a, b, c) = (reg(&s[0]), reg(&s[1]), reg(&s[2]));
+    match rows {
+        Some(f) => f.run(&mut w.regs, a, b, c, op.d0, m),
+        None => fp::ffma_rn_rows(&mut w.regs, a, b, c, op.d0, m),
+    }
     true
 }
 

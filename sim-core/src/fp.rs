@@ -233,6 +233,40 @@ pub fn ffma_rn_rows(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
 /// [`ffma_rows`] with the host's vector FMA, eight lanes an instruction, the
 /// results kept in vector registers and stored straight into the
 /// destination (the lanes of `mask` alone when it is not the whole warp).
+/// [`ffma_rn_rows`]'s routine for this host, chosen once (the timing model
+/// runs millions of FFMAs a second and asks nothing of the CPU for each).
+#[derive(Clone, Copy)]
+pub struct FfmaRows(unsafe fn(&mut [u32], u8, u8, u8, u8, u32));
+
+impl FfmaRows {
+    /// The vector routine where the CPU has FMA and AVX2, else the portable
+    /// one. (The only way to make one: what `run` relies on.)
+    pub fn host() -> FfmaRows {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("avx2")
+            {
+                return FfmaRows(ffma_rows_fma);
+            }
+        }
+        FfmaRows(ffma_rows_any)
+    }
+
+    /// [`ffma_rn_rows`] by the chosen routine.
+    #[inline]
+    pub fn run(self, regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
+        // SAFETY: `host` chose the vector routine only where the CPU has
+        // what it was built for; the portable one needs nothing.
+        unsafe { (self.0)(regs, a, b, c, d, mask) }
+    }
+}
+
+/// [`ffma_rows`] as an `unsafe fn`, for [`FfmaRows`] (it needs nothing).
+unsafe fn ffma_rows_any(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
+    ffma_rows(regs, a, b, c, d, mask)
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn ffma_rows_fma(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
@@ -673,6 +707,9 @@ mod tests {
             let mut scalar = regs0.clone();
             ffma_rows(&mut scalar, a, b, c, d, mask);
             assert_eq!(scalar, want);
+            let mut chosen = regs0.clone();
+            FfmaRows::host().run(&mut chosen, a, b, c, d, mask);
+            assert_eq!(chosen, want);
         }
     }
 

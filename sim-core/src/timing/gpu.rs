@@ -144,6 +144,7 @@ pub fn run_timed<O: Observer>(
         grid_dim: dims.grid,
         config,
         limit,
+        ffma: crate::fp::FfmaRows::host(),
     };
     let tpb = dims.threads_per_block();
     let total = dims.blocks();

@@ -244,6 +244,8 @@ pub struct Launch<'a> {
     pub config: &'a Config,
     /// The most warp-instructions a block may execute.
     pub limit: u64,
+    /// The host's FFMA over a warp's rows ([`crate::fp::FfmaRows::host`]).
+    pub ffma: crate::fp::FfmaRows,
 }
 
 /// One SM.
@@ -1103,7 +1105,7 @@ impl Sm {
             }
         }
         // The kernels' FFMA: no memory, no branch, a fixed latency.
-        if info.ffma && ffma3(op, w) {
+        if info.ffma && ffma3(op, w, Some(l.ffma)) {
             self.stats.warp_instructions += 1;
             self.stats.fp32 += info.fp32 as u64;
             write_ready(tm, info, now, now, t);
