@@ -120,7 +120,7 @@ fn const_word(data: &[u8], offset: i64) -> Option<u32> {
 
 /// The integer instructions of the kernels' address arithmetic, without a
 /// condition code: [`exec_general`] and the timing model's own path for them
-/// ([`exec_int`]) both work their lanes out by [`int_lanes`].
+/// ([`IntRoutine`]) both work their lanes out by [`int_lanes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntOp {
     Mov,
@@ -246,26 +246,53 @@ fn int_lanes(f: IntOp, s: &[Operand; 4], a: &R, b: &R, c: &R) -> R {
     d
 }
 
-/// Runs `op`, whose form is `f` ([`IntOp::of`]), as [`exec`] does, when its
-/// sources are registers, immediates or constants that exist (`cbank0` for
-/// bank 0) and it leaves every lane where it is (no `.S`, some lane
-/// running); false (nothing done) otherwise.
-#[inline]
-pub(crate) fn exec_int(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
-    if op.sync || w.active == 0 {
-        return false;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        if wide_lanes() {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { exec_int_avx2(op, f, w, prog, cbank0) };
+/// The timing model's own path for the integer instructions [`IntOp::of`]
+/// picks out: the routine for this host (and [`use_wide_lanes`]' setting),
+/// chosen once, so that nothing is asked of the CPU for each instruction.
+#[derive(Clone, Copy)]
+pub struct IntRoutine(unsafe fn(&Op, IntOp, &mut Warp, &Program, &[u8]) -> bool);
+
+impl IntRoutine {
+    /// The AVX2 build where the CPU has it and it is allowed, else the
+    /// baseline one. (The only way to make one: what `run` relies on.)
+    pub fn host() -> IntRoutine {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if wide_lanes() {
+                return IntRoutine(exec_int_avx2);
+            }
         }
+        IntRoutine(exec_int_any)
     }
+
+    /// Runs `op`, whose form is `f` ([`IntOp::of`]), as [`exec`] does, when
+    /// its sources are registers, immediates or constants that exist
+    /// (`cbank0` for bank 0) and it leaves every lane where it is (no `.S`,
+    /// some lane running); false (nothing done) otherwise.
+    #[inline]
+    pub(crate) fn run(
+        self,
+        op: &Op,
+        f: IntOp,
+        w: &mut Warp,
+        prog: &Program,
+        cbank0: &[u8],
+    ) -> bool {
+        if op.sync || w.active == 0 {
+            return false;
+        }
+        // SAFETY: `host` chose the AVX2 build only where the CPU has AVX2;
+        // the baseline one needs nothing.
+        unsafe { (self.0)(op, f, w, prog, cbank0) }
+    }
+}
+
+/// [`exec_int_body`] as an `unsafe fn`, for [`IntRoutine`] (it needs nothing).
+unsafe fn exec_int_any(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
     exec_int_body(op, f, w, prog, cbank0)
 }
 
-/// [`exec_int`] built for AVX2 (eight lanes an instruction), as
+/// [`IntRoutine`]'s body built for AVX2 (eight lanes an instruction), as
 /// [`exec_general`] is.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -273,7 +300,7 @@ unsafe fn exec_int_avx2(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0:
     exec_int_body(op, f, w, prog, cbank0)
 }
 
-/// The body of [`exec_int`].
+/// The body of [`IntRoutine::run`].
 #[inline(always)]
 fn exec_int_body(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
     let mut rows = [[0u32; 32]; 3];
@@ -2967,7 +2994,8 @@ mod tests {
                 *r = (i as u32).wrapping_mul(0x9e37_79b9) ^ seed;
             }
             let mut wf = w.clone();
-            let fast = IntOp::of(&op).is_some_and(|f| exec_int(&op, f, &mut wf, &prog, &cbank0));
+            let fast = IntOp::of(&op)
+                .is_some_and(|f| IntRoutine::host().run(&op, f, &mut wf, &prog, &cbank0));
             let mut wg = w.clone();
             let general = exec_alone(&prog, &cbank0, &mut Vec::new(), &op, &mut wg);
             let exists = |o: &Operand| match o.src {

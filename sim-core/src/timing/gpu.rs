@@ -145,6 +145,7 @@ pub fn run_timed<O: Observer>(
         config,
         limit,
         ffma: crate::fp::FfmaRows::host(),
+        int: crate::exec::IntRoutine::host(),
     };
     let tpb = dims.threads_per_block();
     let total = dims.blocks();

@@ -24,7 +24,7 @@
 use std::collections::VecDeque;
 
 use crate::config::{Config, Timing};
-use crate::exec::{addresses, exec, exec_int, exec_shared, ffma3, guard_mask, next_slot, Env};
+use crate::exec::{addresses, exec, exec_shared, ffma3, guard_mask, next_slot, Env};
 use crate::func::{exec_fault, fault, release_barriers, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Space};
@@ -246,6 +246,9 @@ pub struct Launch<'a> {
     pub limit: u64,
     /// The host's FFMA over a warp's rows ([`crate::fp::FfmaRows::host`]).
     pub ffma: crate::fp::FfmaRows,
+    /// The host's build of the integer instructions' lanes
+    /// ([`crate::exec::IntRoutine::host`]).
+    pub int: crate::exec::IntRoutine,
 }
 
 /// One SM.
@@ -1097,7 +1100,7 @@ impl Sm {
         // The kernels' address arithmetic: no memory, no branch, a fixed
         // latency.
         if let Some(f) = info.int {
-            if exec_int(op, f, w, prog, l.cbank0) {
+            if l.int.run(op, f, w, prog, l.cbank0) {
                 self.stats.warp_instructions += 1;
                 self.stats.fp32 += info.fp32 as u64;
                 write_ready(tm, info, now, now, t);
