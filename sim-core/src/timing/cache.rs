@@ -34,6 +34,13 @@ impl Tags {
             // The instruction cache's: its set as arrays, in registers.
             return self.lookup_in::<4>(base, tag);
         }
+        self.lookup_any(base, tag)
+    }
+
+    /// [`Tags::lookup`] in the set from `base`, of any number of ways (out
+    /// of line: the 4-way path then saves nothing for it).
+    #[inline(never)]
+    fn lookup_any(&mut self, base: usize, tag: u64) -> bool {
         // Every way compared, without an early exit: which way holds a line
         // is not something the host's branch predictor can learn. (A set
         // holds a tag at most once.)
