@@ -61,9 +61,7 @@ impl Tags {
         self.used[base + victim] = self.stamp;
         false
     }
-}
 
-impl Tags {
     /// [`Tags::lookup`] in the set of `W` ways from `base`: the same hit,
     /// and the same victim (the least recently used, the first of equals).
     #[inline]
