@@ -632,7 +632,7 @@ pub fn exec(op: &Op, w: &mut Warp, env: &mut Env) -> Result<(), ExecError> {
 /// picks out before it sets up anything else [`exec`] needs.
 #[inline]
 pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
-    is_ffma3(op) && ffma3(op, w, None)
+    is_ffma3(op) && ffma3(op, w, fp::FfmaRows::host())
 }
 
 /// Whether `op` is the FFMA [`exec_ffma`] runs.
@@ -656,10 +656,10 @@ pub(crate) fn is_ffma3(op: &Op) -> bool {
 }
 
 /// Runs `op`, an FFMA [`is_ffma3`] picked out, as [`exec`] does, when some
-/// lane is running (else false: nothing done): by `rows`, the host's routine
-/// chosen beforehand, or (`None`) by [`fp::ffma_rn_rows`].
+/// lane is running (else false: nothing done), by `rows`, the host's
+/// routine ([`fp::FfmaRows::host`]).
 #[inline]
-pub(crate) fn ffma3(op: &Op, w: &mut Warp, rows: Option<fp::FfmaRows>) -> bool {
+pub(crate) fn ffma3(op: &Op, w: &mut Warp, rows: fp::FfmaRows) -> bool {
     if w.active == 0 {
         return false;
     }
@@ -672,11 +672,7 @@ pub(crate) fn ffma3(op: &Op, w: &mut Warp, rows: Option<fp::FfmaRows>) -> bool {
     let m = w.active & guard_mask(w, op);
     w.pc = next_slot(w.pc);
     w.executed += 1;
-    let (a, b, c) = (reg(&s[0]), reg(&s[1]), reg(&s[2]));
-    match rows {
-        Some(f) => f.run(&mut w.regs, a, b, c, op.d0, m),
-        None => fp::ffma_rn_rows(&mut w.regs, a, b, c, op.d0, m),
-    }
+    rows.run(&mut w.regs, reg(&s[0]), reg(&s[1]), reg(&s[2]), op.d0, m);
     true
 }
 

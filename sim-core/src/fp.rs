@@ -216,18 +216,11 @@ pub fn ffma_rn_bits(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], d: &mut [u32; 3
 /// register): `d = a * b + c` in the lanes of `mask`, a source of 255 (RZ)
 /// or past the file reading zero, and a destination of 255 or past it
 /// written nowhere, as [`crate::warp::Warp::reg`] and `set_reg` have it.
-/// One pass with the host's FMA where it has one: no row copied twice.
+/// One pass with the host's FMA where it has one: no row copied twice. (The
+/// routine is chosen at each call; a caller running many chooses it once,
+/// [`FfmaRows::host`].)
 pub fn ffma_rn_rows(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
-        {
-            // SAFETY: the CPU has FMA and AVX2 (checked just above).
-            unsafe { ffma_rows_fma(regs, a, b, c, d, mask) };
-            return;
-        }
-    }
-    ffma_rows(regs, a, b, c, d, mask)
+    FfmaRows::host().run(regs, a, b, c, d, mask)
 }
 
 /// [`ffma_rows`] with the host's vector FMA, eight lanes an instruction, the
@@ -284,7 +277,7 @@ unsafe fn ffma_rows_fma(regs: &mut [u32], a: u8, b: u8, c: u8, d: u8, mask: u32)
     let (x, y, z) = (row(a), row(b), row(c));
     // SAFETY: each of `x`, `y`, `z` points at 32 readable lanes (a row of
     // `regs` checked just above, or `ZERO`), and every load below reads
-    // eight of them; the caller has AVX2 and FMA (`ffma_rn_rows` checked).
+    // eight of them; the caller has AVX2 and FMA (`FfmaRows::host` checked).
     let out: [__m256; 4] = unsafe {
         let canon = _mm256_castsi256_ps(_mm256_set1_epi32(NAN32 as i32));
         std::array::from_fn(|k| {

@@ -1108,7 +1108,7 @@ impl Sm {
             }
         }
         // The kernels' FFMA: no memory, no branch, a fixed latency.
-        if info.ffma && ffma3(op, w, Some(l.ffma)) {
+        if info.ffma && ffma3(op, w, l.ffma) {
             self.stats.warp_instructions += 1;
             self.stats.fp32 += info.fp32 as u64;
             write_ready(tm, info, now, now, t);
