@@ -36,6 +36,10 @@ pub enum BenchCmd {
         /// The machine configuration.
         #[arg(long, default_value = "configs/k20m.ron")]
         config: PathBuf,
+        /// Also write the figures, with the host they were measured on, as
+        /// JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
     /// The SGEMM ladder table: every kernel of `traces/sgemm` (baseline, +Reg,
     /// +LD128, +LDG128, +Dual, and the 8x8 kernel) at each size, fully
@@ -77,7 +81,12 @@ pub enum BenchCmd {
 pub fn run(cmd: BenchCmd) -> Result<()> {
     match cmd {
         BenchCmd::Func { size, runs } => func(size, runs),
-        BenchCmd::Speed { size, runs, config } => speed(size, runs, &config),
+        BenchCmd::Speed {
+            size,
+            runs,
+            config,
+            json,
+        } => speed(size, runs, &config, json.as_deref()),
         BenchCmd::Sgemm {
             sizes,
             config,
@@ -122,10 +131,109 @@ fn micro(config: &Path, json: Option<&Path>, fast: bool, check: bool) -> Result<
     Ok(())
 }
 
-fn speed(size: i64, runs: u32, config: &Path) -> Result<()> {
+/// The speed goal of issue 4: simulated cycles per second at 1536, one core.
+const GOAL_CYCLES_PER_S: f64 = 500_000.0;
+
+/// The size the goal is set at.
+const GOAL_SIZE: i64 = 1536;
+
+/// What `bench speed` measured, as `--json` writes it.
+#[derive(serde::Serialize)]
+struct SpeedReport {
+    size: i64,
+    sms: u32,
+    cycles: u64,
+    warp_instructions: u64,
+    runs: u32,
+    /// The best run's time simulating, in seconds.
+    seconds: f64,
+    cycles_per_second: f64,
+    warp_instructions_per_second: f64,
+    /// `cycles_per_second` over the goal, at the goal's size only.
+    of_goal: Option<f64>,
+    host: Host,
+}
+
+/// The machine a speed figure was measured on: the figure means little
+/// without it (the same binary runs 2x faster on one of this project's
+/// machines than on another).
+#[derive(serde::Serialize)]
+pub struct Host {
+    /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
+    pub cpu: String,
+    /// Its family and model numbers, which tell its generation where a
+    /// virtual machine gives it a generic name, and its clock in MHz, as
+    /// `/proc/cpuinfo` has them.
+    pub family: Option<u32>,
+    pub model: Option<u32>,
+    pub mhz: Option<f64>,
+    /// Logical CPUs the OS reports.
+    pub cpus: usize,
+    /// Whether the model's vector routines run (AVX2 and FMA), or the
+    /// portable ones.
+    pub vector_routines: bool,
+}
+
+impl Host {
+    /// This machine.
+    pub fn this() -> Host {
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        Host {
+            cpu: cpu_field(&info, "model name").unwrap_or_else(|| "unknown".into()),
+            family: cpu_field(&info, "cpu family").and_then(|v| v.parse().ok()),
+            model: cpu_field(&info, "model").and_then(|v| v.parse().ok()),
+            mhz: cpu_field(&info, "cpu MHz").and_then(|v| v.parse().ok()),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            vector_routines: vector_routines(),
+        }
+    }
+}
+
+impl std::fmt::Display for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}", self.cpu)?;
+        if let (Some(family), Some(model)) = (self.family, self.model) {
+            write!(f, " (family {family}, model {model})")?;
+        }
+        if let Some(mhz) = self.mhz {
+            write!(f, " at {mhz:.0} MHz")?;
+        }
+        write!(
+            f,
+            ", {} logical CPUs, {} routines",
+            self.cpus,
+            if self.vector_routines {
+                "AVX2/FMA"
+            } else {
+                "portable"
+            }
+        )
+    }
+}
+
+/// The first value of field `key` in a `/proc/cpuinfo` text.
+fn cpu_field(cpuinfo: &str, key: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_string())
+    })
+}
+
+fn vector_routines() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+fn speed(size: i64, runs: u32, config: &Path, json: Option<&Path>) -> Result<()> {
+    let (cubin, r, read) = sgemm(size)?;
     let text = std::fs::read_to_string(config).map_err(|e| anyhow!("{}: {e}", config.display()))?;
     let cfg = sim_core::config::Config::parse(&text, &config.display().to_string())?;
-    let (cubin, r, read) = sgemm(size)?;
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..runs.max(1) {
@@ -160,11 +268,36 @@ fn speed(size: i64, runs: u32, config: &Path) -> Result<()> {
         "  best of {} runs     {best:.3} s simulating (loading and the check not counted)",
         runs.max(1)
     );
+    let host = Host::this();
+    let cps = t.cycles as f64 / best;
     println!(
-        "  speed               {:.0} simulated cycles/s, {:.2} M warp-instructions/s, one core",
-        t.cycles as f64 / best,
+        "  speed               {cps:.0} simulated cycles/s, {:.2} M warp-instructions/s, one core",
         wi / best / 1e6
     );
+    println!("  host                {host}");
+    let of_goal = (size == GOAL_SIZE).then_some(cps / GOAL_CYCLES_PER_S);
+    if let Some(f) = of_goal {
+        println!(
+            "  goal                {GOAL_CYCLES_PER_S:.0} simulated cycles/s at {GOAL_SIZE}: {} ({f:.2} of it on this host)",
+            if f >= 1.0 { "met" } else { "not met" }
+        );
+    }
+    if let Some(p) = json {
+        let report = SpeedReport {
+            size,
+            sms: t.sms,
+            cycles: t.cycles,
+            warp_instructions: t.stats.warp_instructions,
+            runs: runs.max(1),
+            seconds: best,
+            cycles_per_second: cps,
+            warp_instructions_per_second: wi / best,
+            of_goal,
+            host,
+        };
+        let s = serde_json::to_string_pretty(&report)?;
+        std::fs::write(p, s + "\n").map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
     Ok(())
 }
 
@@ -246,5 +379,23 @@ pub fn workspace() -> PathBuf {
         here
     } else {
         PathBuf::from(".")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_field;
+
+    #[test]
+    fn a_cpuinfo_field_is_its_first_value() {
+        let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n\
+                    model\t\t: 1\nmodel name\t: AMD EPYC\ncpu MHz\t\t: 1996.249\n\n\
+                    processor\t: 1\nmodel\t\t: 2\nmodel name\t: Other\n";
+        assert_eq!(cpu_field(text, "model name").as_deref(), Some("AMD EPYC"));
+        // `model` is its own field, not a prefix of `model name`.
+        assert_eq!(cpu_field(text, "model").as_deref(), Some("1"));
+        assert_eq!(cpu_field(text, "cpu family").as_deref(), Some("23"));
+        assert_eq!(cpu_field(text, "cpu MHz").as_deref(), Some("1996.249"));
+        assert_eq!(cpu_field(text, "stepping"), None);
     }
 }

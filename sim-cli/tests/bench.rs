@@ -1,0 +1,69 @@
+//! `keplersim bench speed` end to end: its figures as JSON, the host they
+//! were measured on, and its refusal of a size the kernel cannot take.
+//! (Speed itself is printed, never asserted.)
+
+mod common;
+
+use common::{keplersim, root};
+
+fn speed_json(name: &str) -> serde_json::Value {
+    let out = std::env::temp_dir().join(format!(
+        "keplersim-speed-{}-{name}.json",
+        std::process::id()
+    ));
+    let config = root().join("configs/k20m.ron").display().to_string();
+    let (ok, stdout, err) = keplersim(&[
+        "bench",
+        "speed",
+        "--size",
+        "64",
+        "--config",
+        &config,
+        "--json",
+        &out.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("  host                "), "{stdout}");
+    // The goal is set at 1536: no verdict at another size.
+    assert!(!stdout.contains("  goal"), "{stdout}");
+    let text = std::fs::read_to_string(&out).expect("--json wrote the report");
+    let _ = std::fs::remove_file(&out);
+    serde_json::from_str(&text).expect("the report is JSON")
+}
+
+#[test]
+fn speed_writes_its_figures_and_host_as_json() {
+    let a = speed_json("a");
+    assert_eq!(a["size"], 64);
+    // One 64 x 64 tile: one block, on one SM.
+    assert_eq!(a["sms"], 1);
+    assert!(a["cycles"].as_u64().is_some_and(|c| c > 0), "{a}");
+    assert!(
+        a["warp_instructions"].as_u64().is_some_and(|c| c > 0),
+        "{a}"
+    );
+    assert!(
+        a["cycles_per_second"].as_f64().is_some_and(|c| c > 0.0),
+        "{a}"
+    );
+    assert!(a["of_goal"].is_null(), "{a}");
+    assert!(
+        a["host"]["cpu"].as_str().is_some_and(|c| !c.is_empty()),
+        "{a}"
+    );
+    assert!(a["host"]["cpus"].as_u64().is_some_and(|c| c >= 1), "{a}");
+    // The simulated figures are the same run after run; only the time moves.
+    let b = speed_json("b");
+    assert_eq!(a["cycles"], b["cycles"]);
+    assert_eq!(a["warp_instructions"], b["warp_instructions"]);
+}
+
+#[test]
+fn speed_refuses_a_size_the_kernel_cannot_take() {
+    let (ok, _, err) = keplersim(&["bench", "speed", "--size", "100"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--size 100: must be a positive multiple of 64"),
+        "{err}"
+    );
+}
