@@ -33,9 +33,10 @@ pub enum BenchCmd {
         /// Runs; the best is reported.
         #[arg(long, default_value_t = 1)]
         runs: u32,
-        /// The machine configuration.
-        #[arg(long, default_value = "configs/k20m.ron")]
-        config: PathBuf,
+        /// The machine configuration (default: the K20m, as
+        /// `configs/k20m.ron`).
+        #[arg(long)]
+        config: Option<PathBuf>,
         /// Also write the figures, with the host they were measured on, as
         /// JSON here.
         #[arg(long)]
@@ -48,9 +49,10 @@ pub enum BenchCmd {
         /// Sizes m = n = k (multiples of 192).
         #[arg(long, value_delimiter = ',', default_value = "768,1536,3072")]
         sizes: Vec<i64>,
-        /// The machine configuration.
-        #[arg(long, default_value = "configs/k20m.ron")]
-        config: PathBuf,
+        /// The machine configuration (default: the K20m, as
+        /// `configs/k20m.ron`).
+        #[arg(long)]
+        config: Option<PathBuf>,
         /// Simulations run at once (each on one core).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
@@ -61,9 +63,10 @@ pub enum BenchCmd {
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
     Micro {
-        /// The machine configuration.
-        #[arg(long, default_value = "configs/k20m.ron")]
-        config: PathBuf,
+        /// The machine configuration (default: the K20m, as
+        /// `configs/k20m.ron`).
+        #[arg(long)]
+        config: Option<PathBuf>,
         /// Also write the rows as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -86,7 +89,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             runs,
             config,
             json,
-        } => speed(size, runs, &config, json.as_deref()),
+        } => speed(size, runs, config.as_deref(), json.as_deref()),
         BenchCmd::Sgemm {
             sizes,
             config,
@@ -95,7 +98,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
         } => crate::ladder::run(
             &workspace().join("traces/sgemm"),
             &sizes,
-            &config,
+            config.as_deref(),
             jobs,
             json.as_ref(),
         ),
@@ -104,13 +107,12 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             json,
             fast,
             check,
-        } => micro(&config, json.as_deref(), fast, check),
+        } => micro(config.as_deref(), json.as_deref(), fast, check),
     }
 }
 
-fn micro(config: &Path, json: Option<&Path>, fast: bool, check: bool) -> Result<()> {
-    let text = std::fs::read_to_string(config).map_err(|e| anyhow!("{}: {e}", config.display()))?;
-    let cfg = sim_core::config::Config::parse(&text, &config.display().to_string())?;
+fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) -> Result<()> {
+    let cfg = crate::run::load_config(config)?;
     let t0 = std::time::Instant::now();
     let rows = crate::micro::suite(&workspace(), &cfg, fast)?;
     crate::micro::print(&rows);
@@ -230,10 +232,9 @@ fn vector_routines() -> bool {
     }
 }
 
-fn speed(size: i64, runs: u32, config: &Path, json: Option<&Path>) -> Result<()> {
+fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Result<()> {
     let (cubin, r, read) = sgemm(size)?;
-    let text = std::fs::read_to_string(config).map_err(|e| anyhow!("{}: {e}", config.display()))?;
-    let cfg = sim_core::config::Config::parse(&text, &config.display().to_string())?;
+    let cfg = crate::run::load_config(config)?;
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..runs.max(1) {

@@ -81,11 +81,11 @@ pub fn run_one(dir: &Path, kernel: &str, cubin: &str, size: i64, config: &Config
 pub fn run(
     dir: &Path,
     sizes: &[i64],
-    config_path: &Path,
+    config_path: Option<&Path>,
     jobs: usize,
     json: Option<&PathBuf>,
 ) -> Result<()> {
-    let config = crate::run::load_config(Some(config_path))?;
+    let config = crate::run::load_config(config_path)?;
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (ki, _) in KERNELS.iter().enumerate() {
         for (si, _) in sizes.iter().enumerate() {
@@ -146,7 +146,7 @@ pub fn run(
     println!(
         "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {}), m = n = k, simulated on {}; every C checked bit for bit.",
         config.chip.sms,
-        config_path.display()
+        config_path.map_or("configs/k20m.ron".into(), |p| p.display().to_string())
     );
     if let Some(p) = json {
         let text = serde_json::to_string_pretty(&rows)?;

@@ -1,24 +1,25 @@
 //! `keplersim bench speed` end to end: its figures as JSON, the host they
-//! were measured on, and its refusal of a size the kernel cannot take.
+//! were measured on, the K20m's configuration when none is given, and its
+//! refusal of a size the kernel cannot take or a configuration that is not
+//! there.
 //! (Speed itself is printed, never asserted.)
 
 mod common;
 
-use common::{keplersim, root};
+use common::keplersim;
 
 fn speed_json(name: &str) -> serde_json::Value {
     let out = std::env::temp_dir().join(format!(
         "keplersim-speed-{}-{name}.json",
         std::process::id()
     ));
-    let config = root().join("configs/k20m.ron").display().to_string();
+    // No `--config`: the K20m's, from any folder (the tests run in sim-cli/,
+    // which has no configs/).
     let (ok, stdout, err) = keplersim(&[
         "bench",
         "speed",
         "--size",
         "64",
-        "--config",
-        &config,
         "--json",
         &out.display().to_string(),
     ]);
@@ -66,4 +67,11 @@ fn speed_refuses_a_size_the_kernel_cannot_take() {
         err.contains("--size 100: must be a positive multiple of 64"),
         "{err}"
     );
+}
+
+#[test]
+fn speed_names_a_configuration_that_is_not_there() {
+    let (ok, _, err) = keplersim(&["bench", "speed", "--size", "64", "--config", "no/such.ron"]);
+    assert!(!ok);
+    assert!(err.contains("no/such.ron"), "{err}");
 }
