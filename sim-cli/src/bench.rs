@@ -160,25 +160,25 @@ struct SpeedReport {
 /// without it (the same binary runs 2x faster on one of this project's
 /// machines than on another).
 #[derive(serde::Serialize)]
-pub struct Host {
+struct Host {
     /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
-    pub cpu: String,
+    cpu: String,
     /// Its family and model numbers, which tell its generation where a
     /// virtual machine gives it a generic name, and its clock in MHz, as
     /// `/proc/cpuinfo` has them.
-    pub family: Option<u32>,
-    pub model: Option<u32>,
-    pub mhz: Option<f64>,
+    family: Option<u32>,
+    model: Option<u32>,
+    mhz: Option<f64>,
     /// Logical CPUs the OS reports.
-    pub cpus: usize,
-    /// Whether the model's vector routines run (AVX2 and FMA), or the
-    /// portable ones.
-    pub vector_routines: bool,
+    cpus: usize,
+    /// Whether the model's vector FFMA routine runs (AVX2 and FMA,
+    /// [`sim_core::fp::FfmaRows::vector`]), or the portable one.
+    vector_routines: bool,
 }
 
 impl Host {
     /// This machine.
-    pub fn this() -> Host {
+    fn this() -> Host {
         let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         Host {
             cpu: cpu_field(&info, "model name").unwrap_or_else(|| "unknown".into()),
@@ -186,7 +186,7 @@ impl Host {
             model: cpu_field(&info, "model").and_then(|v| v.parse().ok()),
             mhz: cpu_field(&info, "cpu MHz").and_then(|v| v.parse().ok()),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            vector_routines: vector_routines(),
+            vector_routines: sim_core::fp::FfmaRows::vector(),
         }
     }
 }
@@ -221,23 +221,13 @@ fn cpu_field(cpuinfo: &str, key: &str) -> Option<String> {
     })
 }
 
-fn vector_routines() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Result<()> {
     let (cubin, r, read) = sgemm(size)?;
     let cfg = crate::run::load_config(config)?;
+    let runs = runs.max(1);
     let mut best = f64::MAX;
     let mut out = None;
-    for _ in 0..runs.max(1) {
+    for _ in 0..runs {
         let o = launch::execute_as(
             &cubin,
             &r,
@@ -266,8 +256,7 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
     );
     println!("  warp-instructions   {}", t.stats.warp_instructions);
     println!(
-        "  best of {} runs     {best:.3} s simulating (loading and the check not counted)",
-        runs.max(1)
+        "  best of {runs} runs     {best:.3} s simulating (loading and the check not counted)"
     );
     let host = Host::this();
     let cps = t.cycles as f64 / best;
@@ -289,7 +278,7 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
             sms: t.sms,
             cycles: t.cycles,
             warp_instructions: t.stats.warp_instructions,
-            runs: runs.max(1),
+            runs,
             seconds: best,
             cycles_per_second: cps,
             warp_instructions_per_second: wi / best,

@@ -237,13 +237,25 @@ impl FfmaRows {
     pub fn host() -> FfmaRows {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("fma")
-                && std::arch::is_x86_feature_detected!("avx2")
-            {
+            if FfmaRows::vector() {
                 return FfmaRows(ffma_rows_fma);
             }
         }
         FfmaRows(ffma_rows_any)
+    }
+
+    /// Whether [`FfmaRows::host`] takes the vector routine on this CPU (it
+    /// has FMA and AVX2), for reports of the host a run was timed on.
+    pub fn vector() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("avx2")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
     }
 
     /// [`ffma_rn_rows`] by the chosen routine.
