@@ -319,29 +319,11 @@ fn sgemm(size: i64) -> Result<(sim_isa::cubin::Cubin, launch::Resolved, Read)> {
 }
 
 fn func(size: i64, runs: u32) -> Result<()> {
-    if size <= 0 || size % 64 != 0 {
-        bail!("--size {size}: must be a positive multiple of 64");
-    }
-    let launch_path = workspace().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
-    let cubin_path = launch_path.with_file_name("sgemm_tiled_4x4.cubin");
-    let text = std::fs::read_to_string(&launch_path)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
-    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
-    let dir = launch_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-    let sets: Vec<(String, i64)> = ["m", "n", "k"]
-        .iter()
-        .map(|v| (v.to_string(), size))
-        .collect();
-    let r = launch::resolve(&spec, &sets, &read)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
-    let cubin = crate::run::load_cubin(&cubin_path, &[])?;
+    let (cubin, r, read) = sgemm(size)?;
+    let runs = runs.max(1);
     let mut best = f64::MAX;
     let mut out = None;
-    for _ in 0..runs.max(1) {
+    for _ in 0..runs {
         let o = launch::execute(&cubin, &r, BlockOrder::Natural, &Chip::K20M, &read)
             .map_err(|e| anyhow!("{e}"))?;
         best = best.min(o.sim_time.as_secs_f64());

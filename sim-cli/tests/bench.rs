@@ -1,7 +1,7 @@
 //! `keplersim bench speed` end to end: its figures as JSON, the host they
 //! were measured on, the K20m's configuration when none is given, and its
 //! refusal of a size the kernel cannot take or a configuration that is not
-//! there.
+//! there; and `bench func` on the same launch.
 //! (Speed itself is printed, never asserted.)
 
 mod common;
@@ -74,4 +74,30 @@ fn speed_names_a_configuration_that_is_not_there() {
     let (ok, _, err) = keplersim(&["bench", "speed", "--size", "64", "--config", "no/such.ron"]);
     assert!(!ok);
     assert!(err.contains("no/such.ron"), "{err}");
+}
+
+#[test]
+fn func_runs_the_same_launch_at_least_once() {
+    // `bench func` shares `bench speed`'s launch: the same warp-instructions
+    // at the same size, and a run even when asked for none.
+    let (ok, stdout, err) = keplersim(&["bench", "func", "--size", "64", "--runs", "0"]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("best of 1 runs"), "{stdout}");
+    let executed = |s: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("  warp-instructions"))
+            .map(|v| v.trim().to_string())
+    };
+    let timed = speed_json("func");
+    assert_eq!(
+        executed(&stdout),
+        timed["warp_instructions"].as_u64().map(|n| n.to_string()),
+        "{stdout}"
+    );
+    let (ok, _, err) = keplersim(&["bench", "func", "--size", "100"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--size 100: must be a positive multiple of 64"),
+        "{err}"
+    );
 }
