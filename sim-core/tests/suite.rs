@@ -1,42 +1,17 @@
 //! Every kernel of the suite (`traces/kernels/*.launch.ron`) runs and matches its
 //! CPU reference, and gives the same results whatever order its blocks run in.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
-use sim_isa::cubin::Cubin;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn launch_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("traces/kernels"))
-        .expect("traces/kernels")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.to_string_lossy().ends_with(".launch.ron"))
-        .collect();
-    v.sort();
-    v
-}
+use common::{launch_files, load};
 
 fn run(path: &Path, order: BlockOrder) -> launch::Outcome {
-    let text = std::fs::read_to_string(path).expect("launch file");
-    let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let dir = path.parent().expect("folder").to_path_buf();
-    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-    let r =
-        launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let name = path
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .replace(".launch.ron", ".cubin");
-    let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
-    let bytes = std::fs::read(&cubin_path).expect("cubin");
-    let cubin = Cubin::parse(&bytes).expect("cubin parses");
+    let (cubin, r, read) = load(path);
     launch::execute(&cubin, &r, order, &Chip::K20M, &read)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

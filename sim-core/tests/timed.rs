@@ -3,45 +3,21 @@
 //! no read of a value before it arrived; a run is deterministic, and the same
 //! whichever build of the executor (AVX2 or baseline) runs it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
 use sim_core::timing::Stepping;
-use sim_isa::cubin::Cubin;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn launch_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("traces/kernels"))
-        .expect("traces/kernels")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.to_string_lossy().ends_with(".launch.ron"))
-        .collect();
-    v.sort();
-    v
-}
+use common::{launch_files, load, root};
 
 fn run(path: &Path, config: &Config) -> launch::Outcome {
     run_as(path, config, Stepping::Turns)
 }
 
 fn run_as(path: &Path, config: &Config, stepping: Stepping) -> launch::Outcome {
-    let text = std::fs::read_to_string(path).expect("launch file");
-    let spec = launch::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let dir = path.parent().expect("folder").to_path_buf();
-    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-    let r =
-        launch::resolve(&spec, &[], &read).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let name = path
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .replace(".launch.ron", ".cubin");
-    let cubin_path = dir.join(r.cubin.clone().unwrap_or(name));
-    let cubin = Cubin::parse(&std::fs::read(&cubin_path).expect("cubin")).expect("cubin parses");
+    let (cubin, r, read) = load(path);
     launch::execute_as(&cubin, &r, Mode::Timed(stepping), config, &read)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -160,13 +136,7 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
     let config = Config::default();
     for name in ["histogram", "sgemm_tiled_4x4"] {
         let path = root().join(format!("traces/kernels/{name}.launch.ron"));
-        let text = std::fs::read_to_string(&path).expect("launch file");
-        let spec = launch::parse(&text).expect("parses");
-        let dir = path.parent().unwrap().to_path_buf();
-        let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string());
-        let r = launch::resolve(&spec, &[], &read).expect("resolves");
-        let cubin = Cubin::parse(&std::fs::read(dir.join(format!("{name}.cubin"))).unwrap())
-            .expect("cubin parses");
+        let (cubin, r, _) = load(&path);
         let prepare = || {
             let mut global = GlobalMem::new();
             let addrs: Vec<(String, u64)> = r
