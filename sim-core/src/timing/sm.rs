@@ -668,7 +668,29 @@ impl Sm {
     /// nothing when the warp it found ready waits for its turn (before
     /// `allow`; see [`Sm::tick`]), recorded in `paused`.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn schedule<O: Observer>(
+        &mut self,
+        s: usize,
+        now: u64,
+        l: &Launch,
+        global: &mut GlobalMem,
+        mem: &mut Memory,
+        obs: &mut O,
+        allow: Turn,
+    ) -> Result<Option<(u64, bool)>, SimError> {
+        // One build per policy, so the scan's order costs no test of it.
+        if l.config.timing.policy == 1 {
+            self.schedule_as::<O, true>(s, now, l, global, mem, obs, allow)
+        } else {
+            self.schedule_as::<O, false>(s, now, l, global, mem, obs, allow)
+        }
+    }
+
+    /// [`Sm::schedule`] with the policy greedy (`GREEDY`) or loose round
+    /// robin.
+    #[allow(clippy::too_many_arguments)]
+    fn schedule_as<O: Observer, const GREEDY: bool>(
         &mut self,
         s: usize,
         now: u64,
@@ -690,7 +712,7 @@ impl Sm {
             self.stats.stall[Stall::BankConflict as usize] += 1;
             return Ok(Some((now + 1, false)));
         }
-        let greedy = t.policy == 1;
+        let greedy = GREEDY;
         // Loose round robin starts after the warp issued last; greedy tries it
         // first and then the oldest (lowest) ones.
         let last = self.scheds[s].last;
@@ -816,7 +838,7 @@ impl Sm {
     /// issue its next instruction at `now`, and if so whether it must take
     /// its turn ([`Info::turn`]); else when it might, why not, and the unit
     /// when only a busy unit stops it.
-    #[inline]
+    #[inline(always)]
     fn ready(
         &mut self,
         s: usize,
