@@ -1,12 +1,13 @@
 //! Every kernel of the suite (`traces/kernels/*.launch.ron`) runs and matches its
 //! CPU reference, and gives the same results whatever order its blocks run in.
 
+mod common;
+
 use std::path::Path;
 
 use sim_core::config::Chip;
 use sim_core::func::BlockOrder;
 use sim_core::launch;
-mod common;
 
 use common::{launch_files, load};
 

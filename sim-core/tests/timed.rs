@@ -3,12 +3,13 @@
 //! no read of a value before it arrived; a run is deterministic, and the same
 //! whichever build of the executor (AVX2 or baseline) runs it.
 
+mod common;
+
 use std::path::Path;
 
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
 use sim_core::timing::Stepping;
-mod common;
 
 use common::{launch_files, load, root};
 

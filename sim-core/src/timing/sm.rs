@@ -513,7 +513,13 @@ impl Sm {
                 }
                 continue;
             }
-            let Some(r) = self.schedule(s, now, l, global, mem, obs, allow)? else {
+            // One build of the scan per policy: its order costs no test of it.
+            let r = if l.config.timing.policy == 1 {
+                self.schedule::<O, true>(s, now, l, global, mem, obs, allow)
+            } else {
+                self.schedule::<O, false>(s, now, l, global, mem, obs, allow)
+            };
+            let Some(r) = r? else {
                 // Stopped before an instruction that waits for its turn.
                 let p = self
                     .paused
@@ -663,34 +669,13 @@ impl Sm {
         self.next_land = next;
     }
 
-    /// Lets scheduler `s` issue at `now`. Returns the earliest cycle it may
+    /// Lets scheduler `s` issue at `now`, its policy greedy (`GREEDY`) or
+    /// loose round robin. Returns the earliest cycle it may
     /// issue again and whether a warp's state changed (exit or barrier), or
     /// nothing when the warp it found ready waits for its turn (before
     /// `allow`; see [`Sm::tick`]), recorded in `paused`.
     #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn schedule<O: Observer>(
-        &mut self,
-        s: usize,
-        now: u64,
-        l: &Launch,
-        global: &mut GlobalMem,
-        mem: &mut Memory,
-        obs: &mut O,
-        allow: Turn,
-    ) -> Result<Option<(u64, bool)>, SimError> {
-        // One build per policy, so the scan's order costs no test of it.
-        if l.config.timing.policy == 1 {
-            self.schedule_as::<O, true>(s, now, l, global, mem, obs, allow)
-        } else {
-            self.schedule_as::<O, false>(s, now, l, global, mem, obs, allow)
-        }
-    }
-
-    /// [`Sm::schedule`] with the policy greedy (`GREEDY`) or loose round
-    /// robin.
-    #[allow(clippy::too_many_arguments)]
-    fn schedule_as<O: Observer, const GREEDY: bool>(
+    fn schedule<O: Observer, const GREEDY: bool>(
         &mut self,
         s: usize,
         now: u64,
@@ -712,11 +697,10 @@ impl Sm {
             self.stats.stall[Stall::BankConflict as usize] += 1;
             return Ok(Some((now + 1, false)));
         }
-        let greedy = GREEDY;
         // Loose round robin starts after the warp issued last; greedy tries it
         // first and then the oldest (lowest) ones.
         let last = self.scheds[s].last;
-        let start = if greedy {
+        let start = if GREEDY {
             last
         } else if last + 1 >= nw {
             0
@@ -724,7 +708,7 @@ impl Sm {
             last + 1
         };
         let next = |i: usize| {
-            if greedy {
+            if GREEDY {
                 match i {
                     _ if i == last => (last == 0) as usize,
                     _ if i + 1 == last => last + 1,
