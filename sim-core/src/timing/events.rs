@@ -60,8 +60,9 @@ pub enum Event {
         sched: u8,
         why: Stall,
     },
-    /// A block finished on an SM.
-    BlockDone { cycle: u64, sm: u32 },
+    /// Block `block` (its coordinates in the grid) finished on an SM: one
+    /// event per block, however many finish in the same cycle.
+    BlockDone { cycle: u64, sm: u32, block: [u32; 3] },
 }
 
 /// Receives the model's events.

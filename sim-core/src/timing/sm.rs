@@ -534,23 +534,20 @@ impl Sm {
         }
         if changed {
             // A warp or block may have finished.
-            let mut any = false;
             for (bi, b) in self.blocks.iter_mut().enumerate() {
                 let range = warps_at(bi, self.wpb);
                 if b.live && self.warps[range].iter().all(|w| w.state == WarpState::Done) {
                     b.live = false;
                     self.live -= 1;
                     finished.push(b.idx);
-                    any = true;
+                    obs.event(Event::BlockDone {
+                        cycle: now,
+                        sm: self.id,
+                        block: b.idx,
+                    });
                 }
             }
             self.rebuild();
-            if any {
-                obs.event(Event::BlockDone {
-                    cycle: now,
-                    sm: self.id,
-                });
-            }
         }
         self.wake = wake;
         Ok(true)
