@@ -62,7 +62,11 @@ pub enum Event {
     },
     /// Block `block` (its coordinates in the grid) finished on an SM: one
     /// event per block, however many finish in the same cycle.
-    BlockDone { cycle: u64, sm: u32, block: [u32; 3] },
+    BlockDone {
+        cycle: u64,
+        sm: u32,
+        block: [u32; 3],
+    },
 }
 
 /// Receives the model's events.
