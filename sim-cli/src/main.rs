@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod compile;
+mod golden;
 mod isa;
 mod ladder;
 mod micro;
@@ -48,6 +49,9 @@ enum Cmd {
     /// Run a kernel (a cubin, or CUDA C compiled on the fly) as its launch file
     /// says, and check its outputs.
     Run(run::RunArgs),
+    /// Run every kernel with a golden timing report (traces/golden) and
+    /// compare; `--bless` takes a deliberate change of the model.
+    Golden(golden::GoldenArgs),
     /// Measure the simulator's own speed.
     Bench {
         #[command(subcommand)]
@@ -220,6 +224,7 @@ fn main() -> ExitCode {
         } => check(&file, kernel.as_deref(), strict, summary, no_reuse),
         Cmd::Run(args) => run::run(args),
         Cmd::Bench { cmd } => bench::run(cmd),
+        Cmd::Golden(args) => golden::run(args),
         Cmd::Disasm {
             file,
             control,

@@ -97,7 +97,7 @@ impl Observer for Recorder {
 }
 
 /// Counters of one SM (and, summed, of the chip).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stats {
     /// Warp-instructions executed.
     pub warp_instructions: u64,

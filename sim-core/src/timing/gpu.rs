@@ -32,7 +32,7 @@ use super::sm::{Launch, Sm, Turn, NEVER};
 const ANY: Turn = (NEVER, u32::MAX);
 
 /// What limits a block's residency, and how many fit on an SM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Occupancy {
     pub blocks_per_sm: u32,
     pub warps_per_block: u32,
@@ -79,7 +79,7 @@ pub fn occupancy(prog: &Program, dims: &Dims, config: &Config) -> Result<Occupan
 }
 
 /// A timed run's results.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Timed {
     /// Cycles from the first block's start to the last block's end.
     pub cycles: u64,

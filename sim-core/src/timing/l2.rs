@@ -114,7 +114,7 @@ impl Calendar {
 }
 
 /// Counters of the memory system.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MemStats {
     pub l2_hits: u64,
     pub l2_misses: u64,
