@@ -137,6 +137,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
     macro_rules! setp {
         ($n:expr) => {{
             op.d0 = pred(0)?;
+            op.pred_dst = true;
             op.d1 = pred(1)?;
             for k in 0..$n {
                 op.src[k] = conv(k + 2)?;
@@ -745,6 +746,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
         "CSETP" => {
             // `CSETP.NEU.AND P0, PT, CC, PT`.
             op.d0 = pred(0)?;
+            op.pred_dst = true;
             op.d1 = pred(1)?;
             let test = s
                 .mods
@@ -760,6 +762,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 return Err(format!("FCHK.{} is not modelled", s.mods.join(".")));
             }
             op.d0 = pred(0)?;
+            op.pred_dst = true;
             op.src[0] = conv(1)?;
             op.src[1] = conv(2)?;
             Kind::FChk

@@ -659,6 +659,10 @@ pub struct Op {
     pub d0: u8,
     /// Second destination (the second predicate of `ISETP`, ...), else 7/255.
     pub d1: u8,
+    /// `d0` names a predicate, not a register: the instruction's first operand
+    /// is a predicate written (set-predicate forms, `FCHK`), and it writes no
+    /// register. Set where lowering reads that operand as a predicate.
+    pub pred_dst: bool,
     pub src: [Operand; 4],
     /// Writes the condition code (`.CC` on the destination).
     pub cc: bool,
@@ -679,6 +683,7 @@ impl Op {
             guard: (7, false),
             d0: 255,
             d1: 7,
+            pred_dst: false,
             src: [Operand::NONE; 4],
             cc: false,
             sync: false,

@@ -217,7 +217,9 @@ pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String
         };
         add(r, count);
     }
-    let ndst = if op.d0 == 255 || lat == Latency::None {
+    // Register destinations follow from the operand kinds lowering read: a
+    // predicate destination (`pred_dst`) writes no register.
+    let ndst = if op.d0 == 255 || op.pred_dst || lat == Latency::None {
         0
     } else {
         match op.kind {
@@ -229,8 +231,6 @@ pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String
             } => 2,
             F2F { dt, .. } | F2I { dt, .. } | I2F { dt, .. } | I2I { dt, .. } if wide(dt) => 2,
             DAdd { .. } | DMul { .. } | DFma { .. } | DMnMx => 2,
-            // Set-predicate forms write predicates, not registers.
-            ISetP { .. } | FSetP { .. } | DSetP { .. } | PSetP { .. } | CSetP { .. } => 0,
             _ => 1,
         }
     };
