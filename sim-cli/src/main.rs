@@ -209,7 +209,21 @@ fn check(
     Ok(())
 }
 
+/// Gives SIGPIPE its default action back (the Rust runtime ignores it, so a
+/// write to a closed pipe fails and `print!` panics): when whoever reads our
+/// output goes away (`keplersim disasm x.cubin | head`), the process ends
+/// quietly, as `cat` does.
+fn quiet_on_closed_output() {
+    #[cfg(unix)]
+    // SAFETY: called once at the start of `main`, before any thread exists;
+    // setting a signal's disposition to its default has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_output();
     let cli = Cli::parse();
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),

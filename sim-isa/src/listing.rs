@@ -94,7 +94,10 @@ fn function_listing(
     let mut lines: Vec<Line> = Vec::with_capacity(code.len());
     for (i, &w) in code.iter().enumerate() {
         let addr = 8 * i as u64;
-        if i % 8 == 0 {
+        // A word without the control word's fixed bits in a control slot is an
+        // instruction: ptxas can end a kernel with its `BRA` self-loop there,
+        // and cuobjdump prints it as one.
+        if i % 8 == 0 && (Control::decode(w).is_ok() || decode(w).is_err()) {
             lines.push(Line::Control(w));
             continue;
         }
