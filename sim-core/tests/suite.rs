@@ -53,9 +53,15 @@ fn results_do_not_depend_on_block_order() {
         let a = run(&f, BlockOrder::Natural);
         for order in [BlockOrder::Reverse, BlockOrder::Shuffled(7)] {
             let b = run(&f, order);
+            assert_eq!(
+                a.finals.len(),
+                b.finals.len(),
+                "{}: buffers in order {order:?}",
+                f.display()
+            );
             for (x, y) in a.finals.iter().zip(&b.finals) {
                 assert!(
-                    x.data == y.data,
+                    x.name == y.name && x.data == y.data,
                     "{}: buffer {} differs in order {order:?}",
                     f.display(),
                     x.name

@@ -178,6 +178,11 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
         )
         .expect("runs");
         assert_eq!(a, b, "{name}: cycles and counters");
+        assert_eq!(
+            g1.allocations().len(),
+            g2.allocations().len(),
+            "{name}: buffers"
+        );
         for (x, y) in g1.allocations().iter().zip(g2.allocations()) {
             assert!(x.data == y.data, "{name}: buffer {}", x.name);
         }
