@@ -117,10 +117,15 @@ fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) ->
     let rows = crate::micro::suite(&workspace(), &cfg, fast)?;
     crate::micro::print(&rows);
     let out = rows.iter().filter(|r| !r.ok).count();
+    let count = |k: crate::micro::Kind| rows.iter().filter(|r| r.kind == k).count();
+    use crate::micro::Kind;
     println!(
-        "{} rows, {} with a measured figure, {out} out of band ({:.1} s)",
+        "{} rows: {} checked against an independent K20m figure, {} fitted (a parameter was set from the figure), {} properties, {} predictions (not checked); {out} out of band ({:.1} s)",
         rows.len(),
-        rows.iter().filter(|r| r.measured.is_some()).count(),
+        count(Kind::Checked),
+        count(Kind::Fitted),
+        count(Kind::Property),
+        count(Kind::Prediction),
         t0.elapsed().as_secs_f64()
     );
     if let Some(p) = json {
