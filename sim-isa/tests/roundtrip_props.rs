@@ -185,11 +185,11 @@ proptest! {
 #[test]
 fn every_form_has_words_that_decode() {
     let mut failed = Vec::new();
-    for i in 0..FORMS.len() {
+    for (i, f) in FORMS.iter().enumerate() {
         for r in [0, u64::MAX] {
             let w = valid_word(i, r, 0);
             if let Err(e) = decode(w) {
-                failed.push(format!("form {i} ({}): {e}", FORMS[i].mnemonic));
+                failed.push(format!("form {i} ({}): {e}", f.mnemonic));
             }
         }
     }
