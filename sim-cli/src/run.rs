@@ -16,8 +16,9 @@ use sim_isa::cubin::Cubin;
 #[derive(Args)]
 pub struct RunArgs {
     /// The kernel: an sm_35 cubin, a CUDA C file (`.cu`, compiled with NVRTC
-    /// first) or SASS (`.sass`, assembled first).
-    pub file: PathBuf,
+    /// first) or SASS (`.sass`, assembled first); or the launch file itself
+    /// (`.ron`), whose `cubin` or `source` names the kernel.
+    pub file: Option<PathBuf>,
     /// The launch file (default: FILE with its extension replaced by `.launch.ron`).
     #[arg(short, long)]
     pub launch: Option<PathBuf>,
@@ -30,6 +31,21 @@ pub struct RunArgs {
     /// `-D` definitions when FILE is CUDA C.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub define: Vec<String>,
+    /// An option for NVRTC when FILE is CUDA C, passed as it is
+    /// (`--nvrtc-option=-use_fast_math`); repeatable, after the launch file's
+    /// `nvrtc_options` and the source's `// keplersim: nvrtc-options` line.
+    #[arg(
+        long = "nvrtc-option",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    pub nvrtc_option: Vec<String>,
+    /// How global memory is allocated: `strict` (every byte past a buffer's
+    /// end faults) or `driver` (buffers rounded as cudaMalloc rounds them;
+    /// over-reads inside the rounding are warnings). Default: the launch
+    /// file's `memory`, else strict.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub memory: Option<Memory>,
     /// The order blocks run in (a correct kernel gives the same results in any).
     #[arg(long, value_enum, default_value_t = Order::Natural)]
     pub order: Order,
@@ -56,6 +72,13 @@ pub struct RunArgs {
     pub json: bool,
 }
 
+/// Memory modes on the command line.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Memory {
+    Strict,
+    Driver,
+}
+
 /// Block orders on the command line.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Order {
@@ -66,9 +89,15 @@ pub enum Order {
 
 /// Runs `keplersim run`; fails (non-zero exit) when a check fails.
 pub fn run(args: RunArgs) -> Result<()> {
-    let launch_path = match &args.launch {
-        Some(p) => p.clone(),
-        None => args.file.with_extension("launch.ron"),
+    let named_launch = args
+        .file
+        .as_ref()
+        .filter(|f| f.extension().is_some_and(|e| e == "ron"));
+    let launch_path = match (&args.launch, named_launch, &args.file) {
+        (Some(p), None, _) | (None, Some(p), _) => p.clone(),
+        (Some(_), Some(_), _) => bail!("two launch files: FILE and --launch"),
+        (None, None, Some(f)) => f.with_extension("launch.ron"),
+        (None, None, None) => bail!("name a kernel file, a launch file, or both (--launch)"),
     };
     let text = std::fs::read_to_string(&launch_path).with_context(|| {
         format!(
@@ -77,9 +106,35 @@ pub fn run(args: RunArgs) -> Result<()> {
         )
     })?;
     let overrides = parse_sets(&args.set)?;
-    let (r, dir) = resolve_launch(&launch_path, &text, &overrides)?;
+    let (mut r, dir) = resolve_launch(&launch_path, &text, &overrides)?;
     let read = reader(&dir);
-    let cubin = load_cubin(&args.file, &args.define)?;
+    // The kernel file: on the command line, else as the launch file names it,
+    // else the launch file's name with `.cubin`.
+    let file = match (
+        args.file.as_ref().filter(|_| named_launch.is_none()),
+        &r.cubin,
+    ) {
+        (Some(f), _) => f.clone(),
+        (None, Some(c)) => dir.join(c),
+        (None, None) => {
+            let name = launch_path.to_string_lossy();
+            PathBuf::from(format!(
+                "{}.cubin",
+                name.strip_suffix(".launch.ron")
+                    .or_else(|| name.strip_suffix(".ron"))
+                    .unwrap_or(&name)
+            ))
+        }
+    };
+    let mut nvrtc = r.nvrtc_options.clone();
+    nvrtc.extend(args.nvrtc_option.iter().cloned());
+    let cubin = load_cubin_with(&file, &args.define, &nvrtc)?;
+    if let Some(m) = args.memory {
+        r.memory = match m {
+            Memory::Strict => sim_core::mem::MemMode::Strict,
+            Memory::Driver => sim_core::mem::MemMode::Driver,
+        };
+    }
     let order = match args.order {
         Order::Natural => BlockOrder::Natural,
         Order::Reverse => BlockOrder::Reverse,
@@ -102,8 +157,18 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     let out = launch::execute_as(&cubin, &r, mode, &config, &read).map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
-        e => anyhow!("{}: {e}", args.file.display()),
+        launch::RunError::Launch(e) => anyhow!("{}: {e}", launch_path.display()),
+        e => anyhow!("{}: {e}", file.display()),
     })?;
+    if out.padding.accesses > 0 {
+        let (name, addr, past) = out.padding.first.clone().unwrap_or_default();
+        eprintln!(
+            "keplersim: warning: {} accesses past a buffer's end, inside the padding of its \
+             cudaMalloc rounding (driver-like memory; strict memory faults on them); the \
+             first at {addr:#x}, {past} bytes past the end of `{name}`",
+            out.padding.accesses
+        );
+    }
     let secs = out.sim_time.as_secs_f64();
     let mut json = serde_json::Map::new();
     let mut line = |key: &str, text: String, value: serde_json::Value| {
@@ -114,8 +179,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     line(
         "kernel",
-        format!("{} ({})", r.kernel, args.file.display()),
-        serde_json::json!({ "name": r.kernel, "file": args.file.display().to_string() }),
+        format!("{} ({})", r.kernel, file.display()),
+        serde_json::json!({ "name": r.kernel, "file": file.display().to_string() }),
     );
     line(
         "launch",
@@ -418,7 +483,7 @@ pub fn load_config(path: Option<&Path>) -> Result<Config> {
 pub fn load_cubin(file: &Path, defines: &[String]) -> Result<Cubin> {
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
     let bytes = match ext {
-        "cu" => crate::compile::compile_file(file, defines)?,
+        "cu" => crate::compile::compile_file_with(file, defines, nvrtc)?,
         "sass" => crate::assemble(file)?,
         _ => crate::read_file(file)?,
     };
@@ -439,3 +504,8 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, i64)>> {
         })
         .collect()
 }
+    load_cubin_with(file, defines, &[])
+}
+
+/// [`load_cubin`], with further NVRTC options for a `.cu`.
+pub fn load_cubin_with(file: &Path, defines: &[String], nvrtc: &[String]) -> Result<Cubin> {

@@ -41,3 +41,277 @@ fn a_closed_output_ends_the_command_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.is_empty(), "stderr: {err}");
 }
+
+/// Writes `files` (name, contents) into a fresh folder under the target dir.
+fn scratch(name: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (f, data) in files {
+        std::fs::write(dir.join(f), data).unwrap();
+    }
+    dir
+}
+
+fn hardening(file: &str) -> String {
+    root()
+        .join("traces/hardening")
+        .join(file)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// ptxas writes 0xffffffff as a recursive kernel's stack size; the kernel gets
+/// the driver's 1 KiB stack and computes right, timed and functionally.
+#[test]
+fn a_recursive_kernel_gets_the_drivers_default_stack() {
+    for extra in [&[][..], &["--functional"][..]] {
+        let mut args = vec!["run", "--launch"];
+        let l = hardening("recursive.launch.ron");
+        args.push(&l);
+        let cubin = hardening("recursive.cubin");
+        args.push(&cubin);
+        args.extend(extra);
+        let (ok, out, err) = keplersim(&args);
+        assert!(ok, "{err}");
+        assert!(out.contains("out: PASS (256 elements"), "{out}");
+    }
+}
+
+/// A stack too small for the recursion is a fault that names the limit and
+/// the launch-file field that sets it.
+#[test]
+fn a_stack_overflow_names_the_limit() {
+    let text = std::fs::read_to_string(hardening("recursive.launch.ron"))
+        .unwrap()
+        .replace("source: \"recursive.cu\",", "stack_size: 48,");
+    let dir = scratch(
+        "overflow",
+        &[
+            ("r.launch.ron", text.as_bytes()),
+            (
+                "recursive.expected",
+                &std::fs::read(hardening("recursive.expected")).unwrap(),
+            ),
+        ],
+    );
+    let l = dir.join("r.launch.ron");
+    let (ok, _, err) = keplersim(&[
+        "run",
+        "--functional",
+        &hardening("recursive.cubin"),
+        "--launch",
+        l.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("out-of-bounds local"), "{err}");
+    assert!(
+        err.contains("48 bytes per thread") && err.contains("stack_size"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A launch file names its kernel (`source`, `cubin`) and runs on its own.
+#[test]
+fn a_launch_file_names_its_kernel_file() {
+    let (ok, out, err) = keplersim(&["run", "--functional", &hardening("recursive.launch.ron")]);
+    assert!(ok, "{err}");
+    assert!(out.contains("recursive.cu"), "{out}");
+    let (ok, out, err) = keplersim(&[
+        "run",
+        "--memory",
+        "driver",
+        "--launch",
+        &hardening("overread.launch.ron"),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("overread.cubin"), "{out}");
+    let dir = scratch(
+        "both",
+        &[(
+            "b.launch.ron",
+            b"(kernel: \"k\", cubin: \"a.cubin\", source: \"a.cu\", grid: (1, 1, 1), block: (1, 1, 1))",
+        )],
+    );
+    let (ok, _, err) = keplersim(&["run", dir.join("b.launch.ron").to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("b.launch.ron") && err.contains("give one"),
+        "{err}"
+    );
+}
+
+/// Launch-file mistakes are found before the kernel runs (this kernel would
+/// fault at once) and named with the launch file.
+#[test]
+fn launch_file_mistakes_are_refused_before_the_run() {
+    let faulting = root().join("traces/errors/first_fault_global.sass");
+    let cases: &[(&str, &str)] = &[
+        (
+            "buffers: [(name: \"b\", elem: I32, len: 4)], checks: [(buffer: \"b\", reference: File(\"missing.bin\"), compare: BitExact)],",
+            "missing.bin",
+        ),
+        (
+            "buffers: [(name: \"b\", elem: I32, len: 4)], checks: [(buffer: \"b\", reference: File(\"eight.bin\"), compare: BitExact)],",
+            "`eight.bin` holds 8 bytes, the buffer 16",
+        ),
+        (
+            "buffers: [(name: \"b\", elem: I32, len: 4, init: Fill(0.5))],",
+            "Fill(0.5): I32 holds integers",
+        ),
+        (
+            "buffers: [(name: \"b\", elem: I32, len: 4, init: Fill(1e20))],",
+            "outside the range of I32",
+        ),
+        (
+            "buffers: [(name: \"b\", elem: F32, len: 4, init: Fill(1e300))],",
+            "outside the range of F32",
+        ),
+        (
+            "buffers: [(name: \"b\", elem: F64, len: 4294967296), (name: \"c\", elem: F64, len: 4294967296)],",
+            "past the device's",
+        ),
+        ("args: [I32(\"1 / 0\")],", "argument 1: `1 / 0`: division by zero"),
+        ("stack_size: 100000000,", "stack_size: 100000000 bytes per thread is outside"),
+    ];
+    for (i, (fields, want)) in cases.iter().enumerate() {
+        let text = format!(
+            "(kernel: \"first_fault_global\", grid: (1, 1, 1), block: (32, 1, 1), {fields})"
+        );
+        let dir = scratch(
+            &format!("mistake{i}"),
+            &[("k.launch.ron", text.as_bytes()), ("eight.bin", &[0; 8])],
+        );
+        let l = dir.join("k.launch.ron");
+        let (ok, _, err) = keplersim(&[
+            "run",
+            faulting.to_str().unwrap(),
+            "--launch",
+            l.to_str().unwrap(),
+        ]);
+        assert!(!ok, "{fields}");
+        assert!(err.contains(want), "{fields}: {err}");
+        assert!(err.contains("k.launch.ron"), "{fields}: {err}");
+        assert!(!err.contains("out-of-bounds"), "ran first: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
+/// Argument errors count from 1 on both sides and show the argument as the
+/// launch file writes it.
+#[test]
+fn argument_errors_count_from_one_without_debug_values() {
+    let text = std::fs::read_to_string(hardening("overread.launch.ron"))
+        .unwrap()
+        .replace("I32(\"n\")", "I64(2000)");
+    let dir = scratch("args", &[("o.launch.ron", text.as_bytes())]);
+    let l = dir.join("o.launch.ron");
+    let (ok, _, err) = keplersim(&[
+        "run",
+        &hardening("overread.cubin"),
+        "--launch",
+        l.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("argument 3 (I64(2000)) is 8 bytes, the kernel's parameter 3 is 4 bytes"),
+        "{err}"
+    );
+    assert!(err.contains("o.launch.ron"), "{err}");
+    assert!(!err.contains("Lit("), "{err}");
+}
+
+/// Strict memory refuses the over-read and says how to switch; driver-like
+/// memory reads the padding and warns.
+#[test]
+fn driver_memory_turns_an_over_read_into_a_warning() {
+    let l = hardening("overread.launch.ron");
+    let (ok, _, err) = keplersim(&["run", &l]);
+    assert!(!ok);
+    assert!(err.contains("0 bytes after the end of `x`"), "{err}");
+    assert!(err.contains("--memory driver"), "{err}");
+    for extra in [&[][..], &["--functional"][..]] {
+        let mut args = vec!["run", "--memory", "driver", &l];
+        args.extend(extra);
+        let (ok, _, err) = keplersim(&args);
+        assert!(ok, "{err}");
+        assert!(
+            err.contains("warning: 1 accesses past a buffer's end"),
+            "{err}"
+        );
+        assert!(
+            err.contains("0 bytes past the end of `x`")
+                || err.contains("4 bytes past the end of `x`"),
+            "{err}"
+        );
+    }
+    let text = std::fs::read_to_string(&l)
+        .unwrap()
+        .replace("cubin: \"overread.cubin\",", "memory: Driver,");
+    let dir = scratch("driver", &[("o.launch.ron", text.as_bytes())]);
+    let (ok, _, err) = keplersim(&[
+        "run",
+        &hardening("overread.cubin"),
+        "--launch",
+        dir.join("o.launch.ron").to_str().unwrap(),
+    ]);
+    assert!(ok && err.contains("warning"), "{err}");
+}
+
+/// NVRTC options reach NVRTC from the command line, the source and the
+/// launch file: `-use_fast_math` turns the precise division (FCHK) into a
+/// reciprocal.
+#[test]
+fn nvrtc_options_pass_through() {
+    let src = std::fs::read_to_string(hardening("division.cu")).unwrap();
+    let plain = src.replace("// keplersim: nvrtc-options -use_fast_math\n", "");
+    let dir = scratch(
+        "nvrtc",
+        &[("fast.cu", src.as_bytes()), ("plain.cu", plain.as_bytes())],
+    );
+    let sass = |args: &[&str]| {
+        let out = dir.join("o.cubin");
+        let mut a = vec!["compile", "-o", out.to_str().unwrap()];
+        a.extend(args);
+        let (ok, _, err) = keplersim(&a);
+        assert!(ok, "{err}");
+        keplersim(&["disasm", out.to_str().unwrap()]).1
+    };
+    let plain_f = dir.join("plain.cu");
+    let fast_f = dir.join("fast.cu");
+    assert!(sass(&[plain_f.to_str().unwrap()]).contains("FCHK"));
+    assert!(!sass(&[fast_f.to_str().unwrap()]).contains("FCHK"));
+    assert!(!sass(&[plain_f.to_str().unwrap(), "--nvrtc-option=-use_fast_math"]).contains("FCHK"));
+    assert!(!sass(&[
+        plain_f.to_str().unwrap(),
+        "--nvrtc-option",
+        "-use_fast_math"
+    ])
+    .contains("FCHK"));
+    let (ok, _, err) = keplersim(&[
+        "compile",
+        plain_f.to_str().unwrap(),
+        "-o",
+        "/dev/null",
+        "--nvrtc-option=-bogus",
+    ]);
+    assert!(!ok && err.contains("-bogus"), "{err}");
+    // A launch file's options.
+    let launch = "(kernel: \"division\", source: \"plain.cu\", nvrtc_options: [\"-use_fast_math\"], \
+        grid: (1, 1, 1), block: (32, 1, 1), \
+        buffers: [(name: \"a\", elem: F32, len: 32, init: Fill(1.0)), (name: \"b\", elem: F32, len: 32, init: Fill(3.0)), (name: \"q\", elem: F32, len: 32)], \
+        args: [Buffer(\"a\"), Buffer(\"b\"), Buffer(\"q\")])";
+    std::fs::write(dir.join("d.launch.ron"), launch).unwrap();
+    let (ok, out, err) = keplersim(&[
+        "run",
+        dir.join("d.launch.ron").to_str().unwrap(),
+        "--functional",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("plain.cu"), "{out}");
+    let bad = launch.replace("-use_fast_math", "-bogus");
+    std::fs::write(dir.join("e.launch.ron"), bad).unwrap();
+    let (ok, _, err) = keplersim(&["run", dir.join("e.launch.ron").to_str().unwrap()]);
+    assert!(!ok && err.contains("-bogus"), "{err}");
+}

@@ -13,6 +13,10 @@ use crate::mem::GlobalMem;
 use crate::op::{Kind, Op, Src, Width};
 use crate::sass::{float_fields, Syntax};
 
+/// The most local memory a thread may have on sm_35 (frame, stack and
+/// spills), bytes.
+pub const MAX_LOCAL: u32 = 512 << 10;
+
 /// Why a kernel cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -20,6 +24,8 @@ pub enum LoadError {
     NoKernel { name: String, have: String },
     #[error("kernel `{kernel}` has no code")]
     Empty { kernel: String },
+    #[error("kernel `{kernel}` needs {bytes} bytes of local memory per thread, past sm_35's {MAX_LOCAL}")]
+    Local { kernel: String, bytes: u64 },
     #[error("kernel `{kernel}`: relocation {kind} at {offset:#x} of `{symbol}` is not supported")]
     Reloc {
         kernel: String,
@@ -61,10 +67,40 @@ pub struct Program {
     pub max_threads: Option<[u32; 3]>,
 }
 
+/// How a kernel is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The call stack of a kernel whose stack ptxas could not bound (it
+    /// writes `0xffffffff`, for recursion), bytes per thread; the CUDA driver
+    /// gives such a kernel its `cudaLimitStackSize`, 1 KiB by default.
+    pub unbounded_stack: u32,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            unbounded_stack: 1024,
+        }
+    }
+}
+
+/// ptxas's minimum stack size for a kernel whose stack it cannot bound.
+pub const UNBOUNDED_STACK: u32 = u32::MAX;
+
 impl Program {
     /// Loads kernel `name` of `cubin`, placing the cubin's global variables in
-    /// `global`.
+    /// `global`, with the default [`LoadOptions`].
     pub fn load(cubin: &Cubin, name: &str, global: &mut GlobalMem) -> Result<Program, LoadError> {
+        Program::load_with(cubin, name, global, &LoadOptions::default())
+    }
+
+    /// Loads kernel `name` of `cubin` as `opts` say.
+    pub fn load_with(
+        cubin: &Cubin,
+        name: &str,
+        global: &mut GlobalMem,
+        opts: &LoadOptions,
+    ) -> Result<Program, LoadError> {
         let k = cubin.kernel(name).ok_or_else(|| LoadError::NoKernel {
             name: name.into(),
             have: cubin
@@ -133,9 +169,21 @@ impl Program {
                 .unwrap_or(0)
         });
         // The call stack grows down from c[0x0][0x44]: the frame plus what the
-        // deepest call chain needs.
-        let local_size = (k.frame_size + k.max_stack_size.max(k.min_stack_size)).div_ceil(16) * 16
-            + k.local_size as u32;
+        // deepest call chain needs, or, where ptxas could not bound it, the
+        // stack the driver gives.
+        let stack = if k.min_stack_size == UNBOUNDED_STACK || k.max_stack_size == UNBOUNDED_STACK {
+            opts.unbounded_stack as u64
+        } else {
+            k.max_stack_size.max(k.min_stack_size) as u64
+        };
+        let local_size = (k.frame_size as u64 + stack).div_ceil(16) * 16 + k.local_size as u64;
+        let local_size = u32::try_from(local_size)
+            .ok()
+            .filter(|&l| l <= MAX_LOCAL)
+            .ok_or_else(|| LoadError::Local {
+                kernel: name.into(),
+                bytes: local_size,
+            })?;
         Ok(Program {
             name: name.into(),
             ops,

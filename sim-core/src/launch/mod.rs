@@ -53,11 +53,47 @@ pub struct Buffer {
     pub data: Vec<u8>,
 }
 
+/// What a launch file may ask of the host, checked before anything is
+/// allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// All buffers together, bytes (default: the K20m's 5 GiB of device memory).
+    pub device_bytes: u64,
+    /// The per-thread stack, bytes (default: 512 KiB, sm_35's most local
+    /// memory per thread).
+    pub stack_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            device_bytes: 5 << 30,
+            stack_bytes: 512 << 10,
+        }
+    }
+}
+
+/// The per-thread stack a kernel with an unbounded stack gets by default,
+/// bytes: the CUDA driver's default `cudaLimitStackSize` on sm_35.
+pub const DEFAULT_STACK: u32 = 1024;
+
 /// A launch with every expression evaluated and every buffer filled.
 #[derive(Debug, Clone)]
 pub struct Resolved {
     pub kernel: String,
+    /// The kernel file the launch file names (`cubin` or `source`), relative
+    /// to the launch file.
     pub cubin: Option<String>,
+    /// Options for NVRTC when the kernel file is CUDA C.
+    pub nvrtc_options: Vec<String>,
+    /// The stack of a kernel whose stack ptxas could not bound, bytes per
+    /// thread.
+    pub stack_size: u32,
+    /// How global memory is allocated and checked.
+    pub memory: crate::mem::MemMode,
+    /// The contents of each check's reference file (`Reference::File`), read
+    /// before the run, by check.
+    pub expected: Vec<Option<Vec<u8>>>,
     pub vars: BTreeMap<String, i64>,
     pub dims: Dims,
     pub buffers: Vec<Buffer>,
@@ -75,6 +111,20 @@ pub fn resolve(
     overrides: &[(String, i64)],
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Resolved, LaunchError> {
+    resolve_within(spec, overrides, read, &Limits::default())
+}
+
+/// [`resolve`], refusing (before allocating anything) buffers and stacks past
+/// `limits`.
+pub fn resolve_within(
+    spec: &LaunchSpec,
+    overrides: &[(String, i64)],
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+    limits: &Limits,
+) -> Result<Resolved, LaunchError> {
+    if spec.cubin.is_some() && spec.source.is_some() {
+        return invalid("`cubin` and `source` both name the kernel file: give one");
+    }
     let mut vars = spec.vars.clone();
     for (k, v) in overrides {
         if !vars.contains_key(k) {
@@ -154,21 +204,37 @@ pub fn resolve(
             None => 0,
         },
     };
-    let mut buffers = Vec::new();
+    // Every length first, so that buffers past the device's memory are
+    // refused before any is allocated.
+    let mut lens = Vec::with_capacity(spec.buffers.len());
+    let mut total: u64 = 0;
     for b in &spec.buffers {
-        if buffers.iter().any(|x: &Buffer| x.name == b.name) {
-            return invalid(format!("buffer `{}` is declared twice", b.name));
-        }
         let what = format!("buffer `{}`", b.name);
         let len = num(&b.len, &format!("{what} len"))?;
         if !(0..=1 << 32).contains(&len) {
             return invalid(format!("{what}: length {len} is outside 0..=2^32"));
         }
-        let len = len as usize;
+        total += len as u64 * b.elem.size() as u64;
+        if total > limits.device_bytes {
+            return invalid(format!(
+                "{what}: the buffers need {total} bytes or more, past the device's {} bytes",
+                limits.device_bytes
+            ));
+        }
+        lens.push(len as usize);
+    }
+    let mut buffers = Vec::new();
+    for (b, &len) in spec.buffers.iter().zip(&lens) {
+        if buffers.iter().any(|x: &Buffer| x.name == b.name) {
+            return invalid(format!("buffer `{}` is declared twice", b.name));
+        }
+        let what = format!("buffer `{}`", b.name);
         let data = match &b.init {
             Init::Zero => vec![0; len * b.elem.size()],
             Init::Fill(v) => {
                 let v = real(v, &what)?;
+                fits(b.elem, v)
+                    .map_err(|m| LaunchError::Invalid(format!("{what}: Fill({v}): {m}")))?;
                 (0..len).flat_map(|_| encode(b.elem, v)).collect()
             }
             Init::Ramp { start, step } => {
@@ -214,17 +280,41 @@ pub fn resolve(
             data,
         });
     }
-    for a in &spec.args {
+    for (i, a) in spec.args.iter().enumerate() {
         if let Arg::Buffer(n) = a {
             if !buffers.iter().any(|b| &b.name == n) {
-                return invalid(format!("argument Buffer(\"{n}\"): no buffer of that name"));
+                return invalid(format!(
+                    "argument {} (Buffer(\"{n}\")): no buffer of that name",
+                    i + 1
+                ));
             }
         }
     }
+    let mut expected = Vec::with_capacity(spec.checks.len());
     for c in &spec.checks {
-        if !buffers.iter().any(|b| b.name == c.buffer) {
+        let Some(buf) = buffers.iter().find(|b| b.name == c.buffer) else {
             return invalid(format!("check of `{}`: no buffer of that name", c.buffer));
-        }
+        };
+        // A reference file is read now: a missing or wrongly sized one is
+        // an error before the run, not after it.
+        expected.push(match &c.reference {
+            Reference::File(f) => {
+                let d = read(f)
+                    .map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?;
+                if d.len() != buf.data.len() {
+                    return invalid(format!(
+                        "check of `{}`: `{f}` holds {} bytes, the buffer {} ({} x {:?})",
+                        c.buffer,
+                        d.len(),
+                        buf.data.len(),
+                        buf.data.len() / buf.elem.size(),
+                        buf.elem
+                    ));
+                }
+                Some(d)
+            }
+            Reference::Builtin { .. } => None,
+        });
         if let Reference::Builtin { name, inputs, .. } = &c.reference {
             if reference::builtin(name).is_none() {
                 return invalid(format!(
@@ -242,17 +332,31 @@ pub fn resolve(
     }
     // Evaluate scalar arguments now, so errors surface before the run.
     let mut args = Vec::new();
-    for a in &spec.args {
+    for (i, a) in spec.args.iter().enumerate() {
+        let what = format!("argument {}", i + 1);
         args.push(match a {
             Arg::Buffer(n) => Arg::Buffer(n.clone()),
-            Arg::I32(n) => Arg::I32(Num::Lit(num(n, "argument")?)),
-            Arg::U32(n) => Arg::U32(Num::Lit(num(n, "argument")?)),
-            Arg::I64(n) => Arg::I64(Num::Lit(num(n, "argument")?)),
-            Arg::U64(n) => Arg::U64(Num::Lit(num(n, "argument")?)),
-            Arg::F32(r) => Arg::F32(Real::Lit(real(r, "argument")?)),
-            Arg::F64(r) => Arg::F64(Real::Lit(real(r, "argument")?)),
+            Arg::I32(n) => Arg::I32(Num::Lit(num(n, &what)?)),
+            Arg::U32(n) => Arg::U32(Num::Lit(num(n, &what)?)),
+            Arg::I64(n) => Arg::I64(Num::Lit(num(n, &what)?)),
+            Arg::U64(n) => Arg::U64(Num::Lit(num(n, &what)?)),
+            Arg::F32(r) => Arg::F32(Real::Lit(real(r, &what)?)),
+            Arg::F64(r) => Arg::F64(Real::Lit(real(r, &what)?)),
         });
     }
+    let stack_size = match &spec.stack_size {
+        Some(n) => {
+            let v = num(n, "stack_size")?;
+            if !(0..=limits.stack_bytes as i64).contains(&v) {
+                return invalid(format!(
+                    "stack_size: {v} bytes per thread is outside 0..={}",
+                    limits.stack_bytes
+                ));
+            }
+            v as u32
+        }
+        None => DEFAULT_STACK,
+    };
     let mut checks = spec.checks.clone();
     for c in &mut checks {
         if let Reference::Builtin { params, .. } = &mut c.reference {
@@ -263,7 +367,14 @@ pub fn resolve(
     }
     Ok(Resolved {
         kernel: spec.kernel.clone(),
-        cubin: spec.cubin.clone(),
+        cubin: spec.cubin.clone().or_else(|| spec.source.clone()),
+        nvrtc_options: spec.nvrtc_options.clone(),
+        stack_size,
+        memory: match spec.memory {
+            Some(Memory::Driver) => crate::mem::MemMode::Driver,
+            _ => crate::mem::MemMode::Strict,
+        },
+        expected,
         vars,
         dims,
         buffers,
@@ -272,6 +383,39 @@ pub fn resolve(
         limit: spec.instruction_limit.unwrap_or(1 << 32),
         flops,
     })
+}
+
+/// Whether `v` is a value of element type `e`: an integer in its range, or a
+/// float inside its finite range (or infinite or NaN as written).
+pub fn fits(e: Elem, v: f64) -> Result<(), String> {
+    let (lo, hi) = match e {
+        Elem::U8 => (0.0, u8::MAX as f64),
+        Elem::I8 => (i8::MIN as f64, i8::MAX as f64),
+        Elem::U16 => (0.0, u16::MAX as f64),
+        Elem::I16 => (i16::MIN as f64, i16::MAX as f64),
+        Elem::U32 => (0.0, u32::MAX as f64),
+        Elem::I32 => (i32::MIN as f64, i32::MAX as f64),
+        Elem::U64 => (0.0, u64::MAX as f64),
+        Elem::I64 => (i64::MIN as f64, i64::MAX as f64),
+        Elem::F32 => {
+            return if v.is_finite() && (v as f32).is_infinite() {
+                Err(format!(
+                    "outside the range of {e:?} (largest {:e})",
+                    f32::MAX
+                ))
+            } else {
+                Ok(())
+            };
+        }
+        Elem::F64 => return Ok(()),
+    };
+    if v.fract() != 0.0 || v.is_nan() {
+        return Err(format!("{e:?} holds integers"));
+    }
+    if v < lo || v > hi {
+        return Err(format!("outside the range of {e:?} ({lo}..={hi})"));
+    }
+    Ok(())
 }
 
 /// One element's little-endian bytes (integers wrap, floats round to nearest).
@@ -319,10 +463,11 @@ pub fn pack_params(
         };
         if bytes.len() != p.size as usize {
             return invalid(format!(
-                "argument {} ({a:?}) is {} bytes, the kernel's parameter {} is {} bytes",
+                "argument {} ({}) is {} bytes, the kernel's parameter {} is {} bytes",
                 i + 1,
+                show_arg(a),
                 bytes.len(),
-                p.ordinal,
+                i + 1,
                 p.size
             ));
         }
@@ -330,12 +475,33 @@ pub fn pack_params(
         if o + bytes.len() > out.len() {
             return invalid(format!(
                 "parameter {} lies outside the parameter area",
-                p.ordinal
+                i + 1
             ));
         }
         out[o..o + bytes.len()].copy_from_slice(&bytes);
     }
     Ok(out)
+}
+
+/// An argument as a launch file writes it: `I64(2000)`, `Buffer("x")`.
+fn show_arg(a: &Arg) -> String {
+    let n = |n: &Num| match n {
+        Num::Lit(v) => v.to_string(),
+        Num::Expr(e) => format!("\"{e}\""),
+    };
+    let r = |r: &Real| match r {
+        Real::Lit(v) => v.to_string(),
+        Real::Expr(e) => format!("\"{e}\""),
+    };
+    match a {
+        Arg::Buffer(b) => format!("Buffer(\"{b}\")"),
+        Arg::I32(v) => format!("I32({})", n(v)),
+        Arg::U32(v) => format!("U32({})", n(v)),
+        Arg::I64(v) => format!("I64({})", n(v)),
+        Arg::U64(v) => format!("U64({})", n(v)),
+        Arg::F32(v) => format!("F32({})", r(v)),
+        Arg::F64(v) => format!("F64({})", r(v)),
+    }
 }
 
 /// The outcome of one check.
@@ -366,7 +532,12 @@ pub fn check(
 ) -> Result<CheckResult, LaunchError> {
     let expected = match &c.reference {
         Reference::File(f) => {
-            read(f).map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?
+            let i = r.checks.iter().position(|x| std::ptr::eq(x, c));
+            match i.and_then(|i| r.expected.get(i)).cloned().flatten() {
+                Some(d) => d,
+                None => read(f)
+                    .map_err(|e| LaunchError::Invalid(format!("check of `{}`: {e}", c.buffer)))?,
+            }
         }
         Reference::Builtin {
             name,
@@ -714,6 +885,29 @@ pub struct Outcome {
     pub shared_bytes: u32,
     pub finals: Vec<Buffer>,
     pub checks: Vec<CheckResult>,
+    /// Accesses past a buffer's end inside its rounded allocation (driver-like
+    /// memory only): warnings, not faults.
+    pub padding: crate::mem::Padding,
+}
+
+/// Adds the stack limit to a fault in local memory (where the call stack
+/// lives): a recursion deeper than the stack overflows it.
+fn stack_note(e: crate::func::SimError, unbounded: bool, r: &Resolved) -> crate::func::SimError {
+    match e {
+        crate::func::SimError::Fault { what, at } if what.starts_with("out-of-bounds local") => {
+            let what = if unbounded {
+                format!(
+                    "{what} (a stack overflow? the kernel's stack is unbounded (recursion) and gets \
+                     {} bytes per thread; raise `stack_size` in the launch file)",
+                    r.stack_size
+                )
+            } else {
+                format!("{what} (the kernel's frame and stack as ptxas sized them)")
+            };
+            crate::func::SimError::Fault { what, at }
+        }
+        e => e,
+    }
 }
 
 impl Outcome {
@@ -760,12 +954,19 @@ pub fn execute_as(
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Outcome, RunError> {
     let chip = &config.chip;
-    let mut global = crate::mem::GlobalMem::new();
+    let mut global = crate::mem::GlobalMem::with_mode(r.memory);
     let mut addrs = Vec::with_capacity(r.buffers.len());
     for b in &r.buffers {
         addrs.push((b.name.as_str(), global.alloc(&b.name, b.data.clone())));
     }
-    let prog = crate::program::Program::load(cubin, &r.kernel, &mut global)?;
+    let load = crate::program::LoadOptions {
+        unbounded_stack: r.stack_size,
+    };
+    let prog = crate::program::Program::load_with(cubin, &r.kernel, &mut global, &load)?;
+    let unbounded = cubin.kernel(&r.kernel).is_some_and(|k| {
+        k.min_stack_size == crate::program::UNBOUNDED_STACK
+            || k.max_stack_size == crate::program::UNBOUNDED_STACK
+    });
     let addr = |n: &str| addrs.iter().find(|(a, _)| *a == n).map_or(0, |x| x.1);
     let params = pack_params(r, &prog.params, prog.param_size, &addr)?;
     let t0 = std::time::Instant::now();
@@ -777,7 +978,8 @@ pub fn execute_as(
                 chip: *chip,
             };
             (
-                crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)?,
+                crate::func::run_with(&prog, &mut global, &r.dims, &params, &opts)
+                    .map_err(|e| stack_note(e, unbounded, r))?,
                 None,
             )
         }
@@ -791,7 +993,8 @@ pub fn execute_as(
                 config,
                 r.limit,
                 &mut crate::timing::Nobody,
-            )?;
+            )
+            .map_err(|e| stack_note(e, unbounded, r))?;
             let stats = crate::func::RunStats {
                 blocks: r.dims.blocks(),
                 warp_instructions: t.stats.warp_instructions,
@@ -808,7 +1011,7 @@ pub fn execute_as(
             elem: b.elem,
             data: global
                 .get(&b.name)
-                .map(|a| a.data.clone())
+                .map(|a| a.bytes().to_vec())
                 .unwrap_or_default(),
         })
         .collect();
@@ -820,7 +1023,9 @@ pub fn execute_as(
             .ok_or_else(|| LaunchError::Invalid(format!("no buffer `{}`", c.buffer)))?;
         checks.push(check(c, r, &r.buffers, got, read)?);
     }
+    let padding = global.padding();
     Ok(Outcome {
+        padding,
         stats,
         timed,
         sim_time,

@@ -35,9 +35,27 @@ pub struct LaunchSpec {
     /// The kernel's name in the cubin (its entry symbol).
     pub kernel: String,
     /// The cubin, relative to the launch file; default: the launch file's name with
-    /// `.launch.ron` replaced by `.cubin`.
+    /// `.launch.ron` replaced by `.cubin`. A kernel file named on the command
+    /// line takes its place.
     #[serde(default)]
     pub cubin: Option<String>,
+    /// The kernel's source instead of a cubin, relative to the launch file: CUDA
+    /// C (`.cu`, compiled with NVRTC) or SASS (`.sass`, assembled). At most one
+    /// of `cubin` and `source`.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Options NVRTC gets when `source` (or the file on the command line) is
+    /// CUDA C: `["-use_fast_math", "-maxrregcount=32"]`.
+    #[serde(default)]
+    pub nvrtc_options: Vec<String>,
+    /// The per-thread call stack of a kernel whose stack ptxas could not bound
+    /// (recursion), bytes (default 1024, the CUDA driver's `cudaLimitStackSize`
+    /// on sm_35); a kernel that needs more by its own count gets that.
+    #[serde(default)]
+    pub stack_size: Option<Num>,
+    /// How global memory is allocated and checked (default `Strict`).
+    #[serde(default)]
+    pub memory: Option<Memory>,
     /// Named integers that expressions may use; `--set NAME=VALUE` overrides one.
     #[serde(default)]
     pub vars: BTreeMap<String, i64>,
@@ -70,6 +88,16 @@ pub struct LaunchSpec {
     /// as a runaway (default 2^32).
     #[serde(default)]
     pub instruction_limit: Option<u64>,
+}
+
+/// How global memory is allocated and checked.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub enum Memory {
+    /// Every byte past a buffer's end faults (compute-sanitizer's view).
+    Strict,
+    /// Buffers are rounded as `cudaMalloc` rounds them; accesses inside the
+    /// rounding read its padding and are reported as warnings.
+    Driver,
 }
 
 /// A condition on the launch variables: `zero` must evaluate to 0 and
