@@ -3,7 +3,8 @@
 //! one clear one-line error for each kind of damaged or foreign input, no panic on
 //! random damage, and writer round trips. The round trips are also checked with
 //! NVIDIA's cuobjdump and nvdisasm from `.oracle/bin` or `$KEPLERSIM_ORACLE/bin`
-//! (missing tools fail the test).
+//! (missing tools fail the test): nvdisasm's listing of the fixtures and of the
+//! written cubins must match keplersim's words and texts.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,6 +14,7 @@ use sim_isa::cubin::{
     eiattr, eiattr_name, reloc_name, AttrValue, Attribute, Cubin, CubinError, CubinWriter,
     KernelSpec, ParamSpec, ET_EXEC, ET_REL,
 };
+use sim_isa::decode::disassemble;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/cubin-fixtures")
@@ -610,6 +612,130 @@ fn sass_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// One code section as `nvdisasm -c -hex` lists it.
+#[derive(Default)]
+struct Listed {
+    /// Every word in order, control words included.
+    words: Vec<u64>,
+    /// The instructions: address, text (labels resolved), word.
+    instructions: Vec<(u64, String, u64)>,
+    /// The labels, with the addresses of the words they name.
+    labels: Vec<(String, u64)>,
+}
+
+/// The code sections of `nvdisasm -c -hex` output, by section name, with the
+/// branch and call targets nvdisasm prints as labels (`` BRA `(.L_x_0) ``,
+/// `` CAL `($second$mix) ``) replaced by their addresses, as nvdisasm prints
+/// them for raw code and keplersim always does.
+fn nvdisasm_sections(out: &str) -> Vec<(String, Listed)> {
+    let word_of = |s: &str| {
+        let hex = s
+            .trim()
+            .trim_start_matches("/*")
+            .trim_end_matches("*/")
+            .trim();
+        u64::from_str_radix(hex.trim_start_matches("0x"), 16)
+            .unwrap_or_else(|e| panic!("`{hex}`: {e}"))
+    };
+    let mut sections: Vec<(String, Listed)> = Vec::new();
+    for line in out.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix(".section") {
+            let name = rest.trim().split(',').next().unwrap_or("").to_string();
+            if name.starts_with(".text.") {
+                sections.push((name, Listed::default()));
+            }
+            continue;
+        }
+        let Some((_, listed)) = sections.last_mut() else {
+            continue;
+        };
+        if l.ends_with(':') && !l.starts_with("/*") {
+            // A label names the next word, a control word as the case may be.
+            let at = 8 * listed.words.len() as u64;
+            listed
+                .labels
+                .push((l.trim_end_matches(':').to_string(), at));
+        } else if l.starts_with("/* 0x") {
+            listed.words.push(word_of(l));
+        } else if let Some(rest) = l.strip_prefix("/*") {
+            let (addr, rest) = rest.split_once("*/").expect("/*addr*/");
+            let addr = u64::from_str_radix(addr, 16).expect("hex address");
+            let (text, word) = rest.rsplit_once("/*").expect("/* encoding */");
+            let word = word_of(&format!("/*{word}"));
+            assert_eq!(addr, 8 * listed.words.len() as u64, "{line}");
+            listed.words.push(word);
+            listed
+                .instructions
+                .push((addr, text.trim().to_string(), word));
+        }
+    }
+    sections
+        .into_iter()
+        .map(|(name, mut listed)| {
+            for (_, text, _) in &mut listed.instructions {
+                while let Some(at) = text.find("`(") {
+                    let end = at + text[at..].find(')').expect("`(label)");
+                    let label = &text[at + 2..end];
+                    let addr = listed
+                        .labels
+                        .iter()
+                        .find(|(n, _)| n == label)
+                        .unwrap_or_else(|| panic!("{name}: no label {label}"))
+                        .1;
+                    text.replace_range(at..=end, &format!("{addr:#x}"));
+                }
+            }
+            (name, listed)
+        })
+        .collect()
+}
+
+/// `nvdisasm -c -hex` on `bytes` agrees with keplersim's reading of them: it
+/// lists the code sections of every kernel and device function, each word of
+/// each (control words too) is the one the cubin reader gives, and each
+/// instruction prints as keplersim's decoder prints it at its address.
+fn nvdisasm_agrees(tool: &Path, name: &str, bytes: &[u8]) {
+    let c = Cubin::parse(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = run_tool(tool, &["-c", "-hex"], name, bytes);
+    let listed = nvdisasm_sections(&out);
+    let mut ours: Vec<(&str, &[u64])> = c
+        .kernels
+        .iter()
+        .map(|k| (c.sections[k.text_section].name.as_str(), &k.code[..]))
+        .chain(
+            c.functions
+                .iter()
+                .map(|f| (c.sections[f.text_section].name.as_str(), &f.code[..])),
+        )
+        .collect();
+    ours.sort();
+    let mut theirs: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+    theirs.sort();
+    let names: Vec<&str> = ours.iter().map(|o| o.0).collect();
+    assert_eq!(names, theirs, "{name}: code sections");
+    let mut instructions = 0;
+    for (section, l) in &listed {
+        let code = ours.iter().find(|o| o.0 == section).expect("listed").1;
+        assert_eq!(l.words, code, "{name} {section}: words");
+        for (addr, text, word) in &l.instructions {
+            assert_eq!(
+                code.get(*addr as usize / 8),
+                Some(word),
+                "{name} {section} {addr:#x}"
+            );
+            assert_eq!(
+                disassemble(*word, *addr).as_deref(),
+                Ok(text.as_str()),
+                "{name} {section} {addr:#06x}: {word:#018x}"
+            );
+            instructions += 1;
+        }
+    }
+    assert!(instructions > 0, "{name}: nvdisasm listed no instruction");
+    println!("{name}: nvdisasm lists {instructions} instructions as keplersim reads them");
+}
+
 #[test]
 fn round_trip_ptxas_fixtures() {
     let cuobjdump = oracle("cuobjdump");
@@ -638,7 +764,8 @@ fn round_trip_ptxas_fixtures() {
             assert!(!elf.contains("unknown Format"), "{f}");
         }
         if let Some(tool) = &nvdisasm {
-            run_tool(tool, &["-hex"], f, &written);
+            nvdisasm_agrees(tool, f, &orig_bytes);
+            nvdisasm_agrees(tool, f, &written);
         }
     }
 }
@@ -685,7 +812,7 @@ fn write_from_scratch() {
         assert!(text.contains("FFMA") && text.contains("EXIT"), "{text}");
     }
     if let Some(tool) = oracle("nvdisasm") {
-        run_tool(&tool, &["-hex"], "scratch.cubin", &bytes);
+        nvdisasm_agrees(&tool, "scratch.cubin", &bytes);
     }
 }
 
