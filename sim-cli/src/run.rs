@@ -416,24 +416,109 @@ fn report(
             json!({ "icache_misses": st.icache_misses }),
         );
     }
-    if st.alu_hazards > 0 || st.hazards > 0 {
+    schedulers(t, config, line);
+    if st.interlocks > 0 {
+        line(
+            "interlock",
+            format!(
+                "{} instructions read an ALU result sooner than its latency (control codes too short) and were held back {} cycles each by the hardware's interlock: {} scheduler-cycles without issue",
+                st.interlocks,
+                config.timing.interlock_cycles,
+                st.stall[sim_core::timing::events::Stall::Interlock as usize]
+            ),
+            json!({
+                "instructions": st.interlocks, "cycles_each": config.timing.interlock_cycles,
+                "stall_cycles": st.stall[sim_core::timing::events::Stall::Interlock as usize],
+            }),
+        );
+    }
+    if st.hazards > 0 {
         let mut text = Vec::new();
-        if st.alu_hazards > 0 {
-            text.push(format!(
-                "{} reads of an ALU result sooner than its latency (control codes too short: hardware would read the old value; the model gives the new one)",
-                st.alu_hazards
-            ));
-        }
         if st.hazards > 0 {
             text.push(format!(
                 "{} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",
                 st.hazards
             ));
         }
+        line("hazards", text.join("; "), json!({ "ldg": st.hazards }));
+    }
+}
+
+/// Per scheduler: issues, dual pairs and the stalls' main reasons; per warp
+/// of a block: cycles at barriers. These expose an imbalance: a scheduler
+/// that loses the shared core groups lags, and its block waits for it at
+/// every barrier.
+fn schedulers(
+    t: &sim_core::timing::Timed,
+    config: &Config,
+    line: &mut dyn FnMut(&str, String, serde_json::Value),
+) {
+    use serde_json::json;
+    use sim_core::timing::events::STALLS;
+    let st = &t.stats;
+    let n = (config.timing.schedulers as usize).min(st.sched_issue.len());
+    let mut parts = Vec::new();
+    let mut per = Vec::new();
+    for s in 0..n {
+        let stalled: u64 = st.sched_stall[s].iter().sum();
+        let mut reasons: Vec<(usize, u64)> = st.sched_stall[s]
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(_, c)| c > 0)
+            .collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top: Vec<String> = reasons
+            .iter()
+            .take(2)
+            .map(|&(i, c)| {
+                format!(
+                    "{} {:.0}%",
+                    STALLS[i],
+                    c as f64 / stalled.max(1) as f64 * 100.0
+                )
+            })
+            .collect();
+        parts.push(format!(
+            "#{s} {} issues, {:.1}% dual, idle {}{}",
+            st.sched_issue[s],
+            st.sched_dual[s] as f64 / st.sched_issue[s].max(1) as f64 * 100.0,
+            stalled,
+            if top.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", top.join(", "))
+            }
+        ));
+        let by_reason: serde_json::Map<String, serde_json::Value> = STALLS
+            .iter()
+            .zip(st.sched_stall[s].iter())
+            .map(|(name, &c)| (name.replace(' ', "_"), json!(c)))
+            .collect();
+        per.push(json!({
+            "issue_cycles": st.sched_issue[s], "dual_pairs": st.sched_dual[s],
+            "stalls": by_reason,
+        }));
+    }
+    line("schedulers", parts.join("; "), json!(per));
+    let warps = (t.occupancy.warps_per_block as usize).min(st.barrier_wait.len());
+    if st.barrier_releases > 0 && warps > 0 {
+        let waits = &st.barrier_wait[..warps];
+        let (lo, hi) = (
+            waits.iter().copied().min().unwrap_or(0),
+            waits.iter().copied().max().unwrap_or(0),
+        );
+        let total: u64 = waits.iter().sum();
         line(
-            "hazards",
-            text.join("; "),
-            json!({ "alu": st.alu_hazards, "ldg": st.hazards }),
+            "barriers",
+            format!(
+                "{} releases; cycles at barriers per warp of a block (summed over blocks): {} in all, from {lo} (warp {}) to {hi} (warp {})",
+                st.barrier_releases,
+                total,
+                waits.iter().position(|&w| w == lo).unwrap_or(0),
+                waits.iter().position(|&w| w == hi).unwrap_or(0),
+            ),
+            json!({ "releases": st.barrier_releases, "wait_cycles_by_warp": waits }),
         );
     }
 }
@@ -481,6 +566,11 @@ pub fn load_config(path: Option<&Path>) -> Result<Config> {
 
 /// Reads a cubin, compiles a `.cu` or assembles a `.sass`.
 pub fn load_cubin(file: &Path, defines: &[String]) -> Result<Cubin> {
+    load_cubin_with(file, defines, &[])
+}
+
+/// [`load_cubin`], with further NVRTC options for a `.cu`.
+pub fn load_cubin_with(file: &Path, defines: &[String], nvrtc: &[String]) -> Result<Cubin> {
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
     let bytes = match ext {
         "cu" => crate::compile::compile_file_with(file, defines, nvrtc)?,
@@ -504,8 +594,3 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, i64)>> {
         })
         .collect()
 }
-    load_cubin_with(file, defines, &[])
-}
-
-/// [`load_cubin`], with further NVRTC options for a `.cu`.
-pub fn load_cubin_with(file: &Path, defines: &[String], nvrtc: &[String]) -> Result<Cubin> {

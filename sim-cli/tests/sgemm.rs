@@ -235,7 +235,7 @@ fn broken_kernels_are_reported() {
     };
     assert!(line("alu_hazard").contains("hazards 1;"), "{out}");
     assert!(
-        out.contains("hazard: reads R2 1 cycle after the ALU instruction at 0x0018"),
+        out.contains("interlock: reads R2 1 cycle after the ALU instruction at 0x0018"),
         "{out}"
     );
     assert!(line("ldg_hazard").contains("hazards 1;"), "{out}");

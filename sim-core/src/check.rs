@@ -12,10 +12,12 @@
 //! - dual issue a control code asks for but the model will not grant: not at
 //!   an aligned half of the 64-byte group (instructions 1+2, 3+4, 5+6), or
 //!   against a rule of [`crate::timing::pipes::may_pair`];
-//! - hazards: a read of a fixed-latency (ALU) result sooner than its latency
-//!   after the write (the control codes are too short: hardware reads the old
-//!   value; a writer whose byte has bit 4 set is scoreboarded instead), and a
-//!   read of an `LDG` result no `TEXDEPBAR` has waited for;
+//! - interlocks: a read of a fixed-latency (ALU) result sooner than its
+//!   latency after the write (the control codes are too short: the hardware
+//!   catches the hazard and holds the reader back `interlock_cycles`, 32 on
+//!   the K20m, so the value is right but late; a writer whose byte has bit 4
+//!   set is scoreboarded instead); and hazards: a read of an `LDG` result no
+//!   `TEXDEPBAR` has waited for, which reads the old value;
 //! - loops (backward branches) whose first instruction does not start a
 //!   7-instruction group, so they cannot keep the dual-issue alignment.
 //!
@@ -71,7 +73,7 @@ impl fmt::Display for Finding {
             Finding::Dual { why } => write!(f, "no dual issue: {why}"),
             Finding::AluHazard { reg, writer, cycles } => write!(
                 f,
-                "hazard: reads R{reg} {cycles} cycle{} after the ALU instruction at {:#06x} wrote it (needs {ALU_LATENCY}): the old value",
+                "interlock: reads R{reg} {cycles} cycle{} after the ALU instruction at {:#06x} wrote it (needs {ALU_LATENCY}): the hardware holds it back 32 cycles (right value, late)",
                 if *cycles == 1 { "" } else { "s" },
                 writer * 8
             ),

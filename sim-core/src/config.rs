@@ -124,11 +124,21 @@ timing_params! {
     /// neighbours (0). 1 is what makes 1-2-2-1 the only one of the six orders
     /// that dual-issues every pair, and why a hot loop must start a group.
     dual_issue_aligned: u32 = 1, 0, 1;
+    /// Who wins a pair's shared core group when both schedulers of the pair
+    /// want it in the same cycle: 0 the lower-numbered one, always; 1 the one
+    /// that lost the last such conflict (the pair's visiting order flips
+    /// only on a conflict, so a pair that has settled into turns keeps them).
+    shared_group_arbitration: u32 = 1, 0, 1;
     /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
     unscheduled_stall: u32 = 16, 0, 255;
     /// Cycles from issue until an FP32/integer result can be read (ptxas spaces
     /// dependent ALU instructions with 0x28: issue, then 8 more cycles).
     alu_latency: u32 = 9, 1, 64;
+    /// Cycles the hardware holds back an instruction that reads an ALU
+    /// result sooner than its latency (Mesa's Kepler backend: the hardware
+    /// still checks data hazards and delays such an instruction by 32
+    /// cycles). Loads, stores and atomics wait for their registers instead.
+    interlock_cycles: u32 = 32, 1, 1024;
     /// Cycles from a `TEXDEPBAR`'s issue to the warp's next issue, at least
     /// (ptxas puts a `TEXDEPBAR` coded 0xa2 between an FFMA and its dependent
     /// FFMA, so it must cover the rest of the 9 cycles).

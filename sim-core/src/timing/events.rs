@@ -27,10 +27,14 @@ pub enum Stall {
     /// The warp's next instructions are not in the instruction cache yet
     /// (`stall_inst_fetch`).
     Fetch,
+    /// Held back by the hardware's interlock: the instruction read an ALU
+    /// result sooner than its latency, and waits `interlock_cycles`
+    /// (`stall_exec_dependency`).
+    Interlock,
 }
 
 /// The stall reasons, in `Stall` order, with their report names.
-pub const STALLS: [&str; 8] = [
+pub const STALLS: [&str; NSTALLS] = [
     "control code",
     "dependency",
     "texture barrier",
@@ -39,7 +43,17 @@ pub const STALLS: [&str; 8] = [
     "bank conflict",
     "idle",
     "instruction fetch",
+    "interlock",
 ];
+
+/// How many stall reasons there are.
+pub const NSTALLS: usize = 9;
+
+/// The most schedulers an SM has, for per-scheduler counters.
+pub const MAX_SCHEDULERS: usize = 4;
+
+/// The most warps a block has (1024 threads), for per-warp counters.
+pub const MAX_BLOCK_WARPS: usize = 32;
 
 /// One thing that happened in a cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,15 +122,23 @@ pub struct Stats {
     /// FP32 multiply/add warp-instructions (FFMA, FMUL, FADD).
     pub fp32: u64,
     /// Scheduler-cycles that issued nothing, by [`Stall`].
-    pub stall: [u64; 8],
+    pub stall: [u64; NSTALLS],
+    /// Per scheduler (by its index in the SM): scheduler-cycles that
+    /// issued, pairs dual-issued, and cycles without issue by [`Stall`].
+    pub sched_issue: [u64; MAX_SCHEDULERS],
+    pub sched_dual: [u64; MAX_SCHEDULERS],
+    pub sched_stall: [[u64; NSTALLS]; MAX_SCHEDULERS],
+    /// Cycles warps spent waiting at barriers (from arrival to release), by
+    /// the warp's index in its block, summed over blocks.
+    pub barrier_wait: [u64; MAX_BLOCK_WARPS],
+    /// Barriers released (once per block and barrier).
+    pub barrier_releases: u64,
+    /// Instructions the interlock held back (each for `interlock_cycles`).
+    pub interlocks: u64,
     /// Instructions (or pairs) with a 2-, 3- and 4-way bank conflict.
     pub conflicts: [u64; 3],
     /// Reads of a register whose LDG value had not arrived (stale values).
     pub hazards: u64,
-    /// Reads of an ALU result before its latency had passed: the control
-    /// codes' stall counts were too short (hardware reads the old value; the
-    /// model gives the new one and counts it here).
-    pub alu_hazards: u64,
     /// Instruction cache misses (64-byte groups).
     pub icache_misses: u64,
     /// LDG lines found in the read-only cache.
@@ -135,14 +157,25 @@ impl Stats {
         self.issue_cycles += o.issue_cycles;
         self.dual += o.dual;
         self.fp32 += o.fp32;
-        for i in 0..8 {
+        for i in 0..NSTALLS {
             self.stall[i] += o.stall[i];
         }
+        for s in 0..MAX_SCHEDULERS {
+            self.sched_issue[s] += o.sched_issue[s];
+            self.sched_dual[s] += o.sched_dual[s];
+            for i in 0..NSTALLS {
+                self.sched_stall[s][i] += o.sched_stall[s][i];
+            }
+        }
+        for w in 0..MAX_BLOCK_WARPS {
+            self.barrier_wait[w] += o.barrier_wait[w];
+        }
+        self.barrier_releases += o.barrier_releases;
+        self.interlocks += o.interlocks;
         for i in 0..3 {
             self.conflicts[i] += o.conflicts[i];
         }
         self.hazards += o.hazards;
-        self.alu_hazards += o.alu_hazards;
         self.icache_misses += o.icache_misses;
         self.ldg_cache_hits += o.ldg_cache_hits;
         self.shared_instructions += o.shared_instructions;

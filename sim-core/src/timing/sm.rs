@@ -35,7 +35,7 @@ use super::cache::Tags;
 use super::ceil_u64;
 use super::collector::conflict_degree;
 use super::ctrl::Ctrl;
-use super::events::{Event, Observer, Stall, Stats};
+use super::events::{Event, Observer, Stall, Stats, MAX_BLOCK_WARPS};
 use super::l2::{Memory, Path, Slots};
 use super::lsu::{global_lines, shared_transactions, transactions};
 use super::pipes::{Info, Latency, Pipe, Unit};
@@ -74,10 +74,15 @@ pub struct WarpTiming {
     sb_at: u64,
     sb_read: u64,
     sched: u8,
+    /// Whether `next_issue` is the interlock's hold, not the control code's.
+    interlocked: bool,
     /// Registers whose `ready` time is an ALU result's, which the scoreboard
-    /// does not hold instructions back for (no interlock: a read before it
-    /// is a hazard, not a wait).
+    /// does not hold instructions back for: a read before it is caught by
+    /// the hardware's interlock instead, which holds the reader back
+    /// `interlock_cycles`.
     alu: [u64; 4],
+    /// The cycle the warp arrived at the barrier it waits at (`NEVER`: none).
+    bar_since: u64,
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     /// The cycle each register's last result is ready.
@@ -93,8 +98,10 @@ impl WarpTiming {
             next_issue: 0,
             ready: [0; 256],
             alu: [0; 4],
+            bar_since: NEVER,
             tex: VecDeque::with_capacity(16),
             sched: 0,
+            interlocked: false,
             group: u32::MAX,
             fetched: 0,
             sb_pc: u32::MAX,
@@ -107,6 +114,8 @@ impl WarpTiming {
         self.next_issue = now;
         self.ready.fill(0);
         self.alu = [0; 4];
+        self.bar_since = NEVER;
+        self.interlocked = false;
         self.tex.clear();
         self.sched = sched;
         self.group = u32::MAX;
@@ -216,7 +225,9 @@ struct Slot {
 #[derive(Clone, Copy)]
 struct Paused {
     now: u64,
+    /// The scheduler, and its place in the cycle's visiting order.
     s: usize,
+    k: usize,
     slot: usize,
     wake: u64,
     changed: bool,
@@ -270,6 +281,10 @@ pub struct Sm {
     lsu: Lsu,
     /// The cycle each shared core group was last taken.
     group_taken: [u64; 2],
+    /// For each pair of schedulers, which of the two (0 the lower, 1 the
+    /// upper) a cycle visits first, and so which wins the pair's shared core
+    /// group when both want it (`shared_group_arbitration`).
+    pair_first: [u8; 2],
     ld_slots: Slots,
     ldg_slots: Slots,
     icache: Tags,
@@ -322,6 +337,7 @@ impl Sm {
             nsched: (t.schedulers as usize).clamp(1, MAX_SCHEDULERS),
             lsu: Lsu::new(t),
             group_taken: [NEVER; 2],
+            pair_first: [0; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
             ld_slots: Slots::new(t.ld_outstanding),
@@ -484,12 +500,14 @@ impl Sm {
                 }
                 self.paused = None;
                 let r = self.resume(p, now, l, global, mem, obs)?;
-                (p.s + 1, p.wake.min(r.0), p.changed | r.1)
+                (p.k + 1, p.wake.min(r.0), p.changed | r.1)
             }
             None => (0, self.begin(now), false),
         };
-        // 3. The schedulers, in index order (fixed priority for the shared groups).
-        for s in first..self.nsched {
+        // 3. The schedulers, each pair in its order (the first visited wins
+        // the pair's shared core group when both want it), pair 0 first.
+        for k in first..self.nsched {
+            let s = self.sched_at(k);
             let sc = &self.scheds[s];
             // Its wake, or (unless an observer hears each cycle it is
             // asked) later when only warps waiting for a unit another
@@ -510,6 +528,7 @@ impl Sm {
                 wake = wake.min(at);
                 if let Some(r) = self.scheds[s].reason {
                     self.stats.stall[r as usize] += 1;
+                    self.stats.sched_stall[s][r as usize] += 1;
                 }
                 continue;
             }
@@ -525,7 +544,7 @@ impl Sm {
                     .paused
                     .as_mut()
                     .expect("schedule records where it stopped");
-                (p.now, p.s, p.wake, p.changed) = (now, s, wake, changed);
+                (p.now, p.s, p.k, p.wake, p.changed) = (now, s, k, wake, changed);
                 return Ok(false);
             };
             self.wakes[s] = r.0;
@@ -575,6 +594,18 @@ impl Sm {
         Ok(r)
     }
 
+    /// The scheduler visited `k`-th in a cycle: the pairs in order, each
+    /// pair's two in the order `pair_first` says.
+    #[inline]
+    fn sched_at(&self, k: usize) -> usize {
+        let pair = k & !1;
+        if pair + 1 < self.nsched {
+            pair | ((k & 1) ^ self.pair_first[k / 2 % 2] as usize)
+        } else {
+            k
+        }
+    }
+
     /// Steps 1 and 2 of [`Sm::tick`], and the stalls of the cycles skipped
     /// before it; returns the earliest cycle a read-only load lands or a
     /// released warp may issue.
@@ -586,9 +617,10 @@ impl Sm {
         if let Some(last) = self.last_tick {
             let gap = now.saturating_sub(last + 1);
             if gap > 0 {
-                for sc in &self.scheds[..self.nsched] {
+                for (s, sc) in self.scheds[..self.nsched].iter().enumerate() {
                     if let Some(r) = sc.reason {
                         self.stats.stall[r as usize] += gap;
+                        self.stats.sched_stall[s][r as usize] += gap;
                     }
                 }
             }
@@ -614,12 +646,20 @@ impl Sm {
             }
             let range = warps_at(bi, self.wpb);
             if release_barriers(&mut self.warps[range.clone()]) {
-                for (w, tm) in self.warps[range.clone()]
+                self.stats.barrier_releases += 1;
+                for (k, (w, tm)) in self.warps[range.clone()]
                     .iter()
                     .zip(&mut self.timing[range])
+                    .enumerate()
                 {
                     if w.state == WarpState::Running {
                         tm.next_issue = tm.next_issue.max(now + 1);
+                        if tm.bar_since != NEVER {
+                            // Waited from its arrival until it may issue again.
+                            self.stats.barrier_wait[k.min(MAX_BLOCK_WARPS - 1)] +=
+                                now + 1 - tm.bar_since;
+                            tm.bar_since = NEVER;
+                        }
                     }
                 }
                 wake = wake.min(now + 1);
@@ -692,6 +732,7 @@ impl Sm {
         if self.scheds[s].debt >= 1.0 {
             self.scheds[s].debt -= 1.0;
             self.stats.stall[Stall::BankConflict as usize] += 1;
+            self.stats.sched_stall[s][Stall::BankConflict as usize] += 1;
             return Ok(Some((now + 1, false)));
         }
         // Loose round robin starts after the warp issued last; greedy tries it
@@ -765,6 +806,7 @@ impl Sm {
                         self.paused = Some(Paused {
                             now,
                             s,
+                            k: 0,
                             slot: i,
                             wake: NEVER,
                             changed: false,
@@ -802,6 +844,7 @@ impl Sm {
             at = next(at);
         }
         self.stats.stall[reason as usize] += 1;
+        self.stats.sched_stall[s][reason as usize] += 1;
         let sc = &mut self.scheds[s];
         (sc.reason, sc.units, sc.others) = (Some(reason), units, others);
         if O::ACTIVE {
@@ -835,7 +878,12 @@ impl Sm {
         }
         let tm = &mut self.timing[wi];
         if tm.next_issue > now {
-            return Err((tm.next_issue, Stall::ControlCode, Unit::None));
+            let why = if tm.interlocked {
+                Stall::Interlock
+            } else {
+                Stall::ControlCode
+            };
+            return Err((tm.next_issue, why, Unit::None));
         }
         let pc = w.pc;
         let Some(info) = l.infos.get(pc as usize) else {
@@ -848,7 +896,18 @@ impl Sm {
         }
         let at = tm.sb_at;
         match self.gates(s, &self.timing[wi], info, at, now) {
-            Ok(()) => Ok(info.turn),
+            Ok(()) => {
+                let tm = &mut self.timing[wi];
+                if tm.sb_read > now && info.pipe != Pipe::Lsu {
+                    // It reads an ALU result not yet written: the hardware
+                    // holds it back.
+                    tm.next_issue = now + l.config.timing.interlock_cycles as u64;
+                    tm.interlocked = true;
+                    self.stats.interlocks += 1;
+                    return Err((tm.next_issue, Stall::Interlock, Unit::None));
+                }
+                Ok(info.turn)
+            }
             Err((when, Stall::PipeBusy)) => Err((when, Stall::PipeBusy, info.unit)),
             Err((when, why)) => Err((when, why, Unit::None)),
         }
@@ -947,7 +1006,7 @@ impl Sm {
             && w.pc == next_slot(pc)
         {
             if let Some(second) = l.infos.get(w.pc as usize) {
-                if self.pairs(s, wi, first, second, now) {
+                if self.pairs(s, wi, first, second, now, t.shared_group_arbitration == 1) {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
                         self.group_taken[s / 2 % 2] = now;
                     }
@@ -997,8 +1056,11 @@ impl Sm {
         sc.prev_reads = last.reads;
         let tm = &mut self.timing[wi];
         tm.next_issue = tm.next_issue.max(now + last.gap as u64);
+        tm.interlocked = false;
         self.stats.issue_cycles += 1;
         self.stats.dual += dual as u64;
+        self.stats.sched_issue[s] += 1;
+        self.stats.sched_dual[s] += dual as u64;
         if O::ACTIVE {
             obs.event(Event::Issue {
                 cycle: now,
@@ -1011,6 +1073,9 @@ impl Sm {
         }
         let w = &self.warps[wi];
         let changed = w.state == WarpState::Done;
+        if matches!(w.state, WarpState::Barrier { .. }) {
+            self.timing[wi].bar_since = now;
+        }
         if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
             // A barrier may release: checked next cycle.
             self.blocks[bi].at_barrier = true;
@@ -1022,8 +1087,19 @@ impl Sm {
         Ok((now + 1, changed))
     }
 
-    /// Whether `second` may issue with `first` in this cycle.
-    fn pairs(&self, s: usize, wi: usize, first: &Info, second: &Info, now: u64) -> bool {
+    /// Whether `second` may issue with `first` in this cycle. When the pair
+    /// of schedulers' shared core group was taken by the other one in this
+    /// cycle, `alternate` makes this scheduler the first visited (and so the
+    /// winner) at the pair's next conflict.
+    fn pairs(
+        &mut self,
+        s: usize,
+        wi: usize,
+        first: &Info,
+        second: &Info,
+        now: u64,
+        alternate: bool,
+    ) -> bool {
         if super::pipes::may_pair(first, second).is_err() {
             return false;
         }
@@ -1031,10 +1107,18 @@ impl Sm {
             && second.pipe == Pipe::Core
             && self.group_taken[s / 2 % 2] == now
         {
+            if alternate {
+                self.pair_first[s / 2 % 2] = (s & 1) as u8;
+            }
             return false;
         }
-        self.operands_ready(s, &self.timing[wi], second, now)
-            .is_ok()
+        let tm = &self.timing[wi];
+        // A second instruction that reads an ALU result not yet written
+        // would be held back by the interlock: it issues alone, later.
+        if second.pipe != Pipe::Lsu && scoreboard(tm, second).1 > now {
+            return false;
+        }
+        self.operands_ready(s, tm, second, now).is_ok()
     }
 
     /// Executes one instruction of warp `wi` (of block slot `bi`) and times it.
@@ -1056,7 +1140,7 @@ impl Sm {
         let w = &mut self.warps[wi];
         let tm = &mut self.timing[wi];
         let pc = w.pc;
-        let cached = std::mem::replace(&mut tm.sb_pc, u32::MAX) == pc;
+        tm.sb_pc = u32::MAX;
         let (Some(op), Some(info)) = (prog.ops.get(pc as usize), l.infos.get(pc as usize)) else {
             let env = block_env(l, global, &mut b.mem, b.idx, now, sm);
             return Err(fault(
@@ -1067,13 +1151,6 @@ impl Sm {
                 None,
                 "the warp ran past the end of the code".into(),
             ));
-        };
-        // The scoreboard's answer, worked out when the warp was found ready
-        // (for the second of a pair, now).
-        let last_write = if cached {
-            tm.sb_read
-        } else {
-            scoreboard(tm, info).1
         };
         b.executed += 1;
         if b.executed > l.limit {
@@ -1092,13 +1169,6 @@ impl Sm {
             })
         {
             self.stats.hazards += 1;
-        }
-        // A read of an ALU result before its latency: the stall counts were
-        // too short. (The scoreboard let it issue, so every result it holds
-        // back that this instruction reads is ready: one still in flight is
-        // an ALU result's.)
-        if info.pipe != Pipe::Lsu && last_write > now {
-            self.stats.alu_hazards += 1;
         }
         // The kernels' address arithmetic: no memory, no branch, a fixed
         // latency.
