@@ -18,9 +18,10 @@
 //!
 //! Where the PTX manual leaves a result unspecified (division by zero, the
 //! payload of a NaN that is not canonical, `slct.f32` with a NaN selector), the
-//! reference says so and the value is not compared. Instructions the executor
-//! reports as not modelled (`Program::problems`) are skipped with a note; the
-//! known ones are listed in `NOT_MODELLED`, and any other skip fails the test.
+//! reference says so and the value is not compared; a variant that compares no
+//! value at all fails the test. Instructions the executor reports as not
+//! modelled (`Program::problems`) are skipped with a note; the known ones are
+//! listed in `NOT_MODELLED`, and any other skip fails the test.
 //!
 //! `SEMANTICS_ONLY=name` runs the variants whose kernel name contains `name`;
 //! `SEMANTICS_PTX=file` writes the generated PTX module there (for
@@ -5289,6 +5290,7 @@ fn executor_matches_the_ptx_isa() {
     let only = std::env::var("SEMANTICS_ONLY").ok();
     let mut skipped = Vec::new();
     let mut failed = Vec::new();
+    let mut vacuous = Vec::new();
     let mut run = 0;
     for (i, k) in vs.iter().enumerate() {
         if only.as_ref().is_some_and(|o| !k.name.contains(o.as_str())) {
@@ -5301,6 +5303,10 @@ fn executor_matches_the_ptx_isa() {
         } else if !o.failures.is_empty() {
             println!("semantics: {} FAILS:\n{}", o.name, o.failures.join("\n"));
             failed.push(o.name);
+        } else if o.compared == 0 {
+            // A reference that leaves every value unspecified checks nothing.
+            println!("semantics: {} compares no value", o.name);
+            vacuous.push(o.name);
         } else {
             run += 1;
         }
@@ -5324,6 +5330,12 @@ fn executor_matches_the_ptx_isa() {
         "{} variants disagree with the PTX ISA: {}",
         failed.len(),
         failed.join(", ")
+    );
+    assert!(
+        vacuous.is_empty(),
+        "{} variants compare no value with the PTX ISA: {}",
+        vacuous.len(),
+        vacuous.join(", ")
     );
     // A variant newly skipped is lost coverage (a decoder or lowering
     // regression), not a pass.
