@@ -192,7 +192,9 @@ pub(super) fn prmt(i: Insn, mode: u8) -> Result<(), ExecError> {
     Ok(())
 }
 
-pub(super) fn extract(x: u32, pos: u32, len: u32, signed: bool) -> u32 {
+/// The `len`-bit field of `x` at bit `pos`, sign-extended when `signed`
+/// (a field past bit 31 ends there; one starting past it is all sign).
+fn extract(x: u32, pos: u32, len: u32, signed: bool) -> u32 {
     if len == 0 {
         return 0;
     }
@@ -220,7 +222,10 @@ pub(super) fn extract(x: u32, pos: u32, len: u32, signed: bool) -> u32 {
     }
 }
 
-pub(super) fn permute(a: u32, b: u32, sel: u32, mode: u8) -> u32 {
+/// `PRMT`'s result: bytes of the pair `b:a` chosen by `sel`, in the default
+/// mode (`mode` 0, a selector nibble a byte, its top bit replicating the
+/// byte's sign) or one of the fixed patterns (F4E, B4E, RC8, ECL, ECR, RC16).
+fn permute(a: u32, b: u32, sel: u32, mode: u8) -> u32 {
     let bytes = ((b as u64) << 32 | a as u64).to_le_bytes();
     let idx = |i: u32| -> u8 {
         let s = (sel >> (4 * i)) & 0xf;

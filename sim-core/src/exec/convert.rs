@@ -166,7 +166,8 @@ pub(super) fn i2i(i: Insn, dt: NumType, st: NumType, sat: bool) -> Result<(), Ex
     Ok(())
 }
 
-pub(super) fn half_to_f32(h: u16) -> f32 {
+/// An IEEE half's value, exactly (denormals included).
+fn half_to_f32(h: u16) -> f32 {
     let sign = (h >> 15) as u32;
     let exp = ((h >> 10) & 0x1f) as i32;
     let man = (h & 0x3ff) as u32;
@@ -188,7 +189,9 @@ pub(super) fn half_to_f32(h: u16) -> f32 {
     }
 }
 
-pub(super) fn int_source(v: u64, st: NumType, sel: u8) -> i128 {
+/// An integer source of type `st` taken from `v` (`sel` picks the byte or
+/// half-word of a narrow one), sign- or zero-extended.
+fn int_source(v: u64, st: NumType, sel: u8) -> i128 {
     let sh = match st.bits() {
         8 => 8 * sel as u32,
         16 => 16 * (sel as u32 & 1),
@@ -209,7 +212,7 @@ pub(super) fn int_source(v: u64, st: NumType, sel: u8) -> i128 {
 
 /// Float to integer, saturating. NaN gives 0, except from a double or to a
 /// 64-bit integer: then `1 << (bits - 1)` (PTX ISA, `cvt`).
-pub(super) fn float_to_int(x: f64, dt: NumType, from_f64: bool) -> u64 {
+fn float_to_int(x: f64, dt: NumType, from_f64: bool) -> u64 {
     if x.is_nan() {
         return if from_f64 || dt.bits() == 64 {
             let v = 1u64 << (dt.bits() - 1);

@@ -119,6 +119,6 @@ pub(super) fn dset(i: Insn, cmp: Cmp, bo: BoolOp, bf: bool) -> Result<(), ExecEr
 
 /// A double comparison of sources 0 and 1 (with their `-` and `|..|`).
 #[inline]
-pub(super) fn dcmp(a: u64, b: u64, s: &[Operand; 4], cmp: Cmp) -> bool {
+fn dcmp(a: u64, b: u64, s: &[Operand; 4], cmp: Cmp) -> bool {
     cmp_ord(fneg_abs64(a, &s[0]).partial_cmp(&fneg_abs64(b, &s[1])), cmp)
 }

@@ -207,7 +207,7 @@ pub(super) fn fchk(i: Insn) -> Result<(), ExecError> {
 /// (a zero dividend included: the fast path's `FFMA q, a, r, RZ` turns -0 into
 /// +0), or exponents whose quotient, reciprocal or residual would leave the
 /// normal range. Erring towards the slow path is always exact.
-pub(super) fn fchk_divide(a: f32, b: f32) -> bool {
+fn fchk_divide(a: f32, b: f32) -> bool {
     let e = |x: f32| ((x.to_bits() >> 23) & 0xff) as i32 - 127;
     if !b.is_normal() || !a.is_normal() {
         return true;
@@ -216,7 +216,8 @@ pub(super) fn fchk_divide(a: f32, b: f32) -> bool {
     !(-124..=124).contains(&eb) || !(-124..=124).contains(&(ea - eb)) || ea <= -102
 }
 
-pub(super) fn fminmax32(x: f32, y: f32, min: bool) -> u32 {
+/// `FMNMX` of one lane: a NaN loses to a number, and -0 is below +0.
+fn fminmax32(x: f32, y: f32, min: bool) -> u32 {
     if x.is_nan() && y.is_nan() {
         return fp::NAN32;
     }
@@ -241,7 +242,8 @@ pub(super) fn fminmax32(x: f32, y: f32, min: bool) -> u32 {
     }
 }
 
-pub(super) fn fcmp32(a: f32, b: f32, cmp: Cmp, ftz: bool) -> bool {
+/// A single comparison, after flushing denormals with `.FTZ`.
+fn fcmp32(a: f32, b: f32, cmp: Cmp, ftz: bool) -> bool {
     let (a, b) = if ftz {
         (fp::ftz32(a), fp::ftz32(b))
     } else {

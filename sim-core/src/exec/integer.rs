@@ -205,13 +205,7 @@ pub(super) unsafe fn exec_int_avx2(
 
 /// The body of [`IntRoutine::run`].
 #[inline(always)]
-pub(super) fn exec_int_body(
-    op: &Op,
-    f: IntOp,
-    w: &mut Warp,
-    prog: &Program,
-    cbank0: &[u8],
-) -> bool {
+fn exec_int_body(op: &Op, f: IntOp, w: &mut Warp, prog: &Program, cbank0: &[u8]) -> bool {
     let mut rows = [[0u32; 32]; 3];
     for (row, o) in rows.iter_mut().zip(&op.src).take(f.sources()) {
         *row = match o.src {
@@ -242,7 +236,7 @@ pub(super) fn exec_int_body(
 /// whole warp (the compiler vectorizes each loop), signed values compared
 /// unsigned with their sign bits flipped.
 #[inline]
-pub(super) fn cmp_int_lanes(a: &R, b: &R, cmp: Cmp, signed: bool) -> u32 {
+fn cmp_int_lanes(a: &R, b: &R, cmp: Cmp, signed: bool) -> u32 {
     let bias = if signed { 0x8000_0000u32 } else { 0 };
     let mask = |f: fn(u32, u32) -> bool| -> u32 {
         let mut m = 0u32;
@@ -262,7 +256,8 @@ pub(super) fn cmp_int_lanes(a: &R, b: &R, cmp: Cmp, signed: bool) -> u32 {
     }
 }
 
-pub(super) fn cmp_int(a: u32, b: u32, cmp: Cmp, signed: bool) -> bool {
+/// An integer comparison, signed or not.
+fn cmp_int(a: u32, b: u32, cmp: Cmp, signed: bool) -> bool {
     let ord = if signed {
         (a as i32).cmp(&(b as i32))
     } else {
@@ -275,7 +270,7 @@ pub(super) fn cmp_int(a: u32, b: u32, cmp: Cmp, signed: bool) -> bool {
 /// saturation (only when it adds), and the product's and the addend's
 /// negation.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct ImadForm {
+struct ImadForm {
     sa: bool,
     sb: bool,
     hi: bool,
@@ -304,7 +299,7 @@ impl ImadForm {
 /// lane mask (`cc_c`: the carries in, for `.X`). Inlined where it is called,
 /// so that a form given as a constant leaves its lanes no decision to make.
 #[inline(always)]
-pub(super) fn imad_rows(a: &R, b: &R, cc: &R, cc_c: u32, f: ImadForm) -> (R, u32) {
+fn imad_rows(a: &R, b: &R, cc: &R, cc_c: u32, f: ImadForm) -> (R, u32) {
     let mut d = [0u32; 32];
     let mut c = 0u32;
     for l in 0..32 {
@@ -354,15 +349,7 @@ pub(super) fn imad_rows(a: &R, b: &R, cc: &R, cc_c: u32, f: ImadForm) -> (R, u32
 /// low words set the condition code (`IADD RZ.CC, lo_a, -lo_b`): the borrow is
 /// the carry flag's complement and equality needs the low words' zero flag.
 #[inline]
-pub(super) fn icompare(
-    a: u32,
-    b: u32,
-    cmp: Cmp,
-    signed: bool,
-    x: bool,
-    w: &Warp,
-    l: usize,
-) -> bool {
+fn icompare(a: u32, b: u32, cmp: Cmp, signed: bool, x: bool, w: &Warp, l: usize) -> bool {
     if !x {
         return cmp_int(a, b, cmp, signed);
     }

@@ -198,7 +198,10 @@ pub(super) fn atom(
     Ok(())
 }
 
-pub(super) fn atomic_update(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
+/// The value an atomic leaves in memory, from the `old` one and sources
+/// `b`, `c` (`CAS` leaves `c` where `old` is `b`); a 32-bit type uses the
+/// low words.
+fn atomic_update(op: AtomOp, ty: AtomType, old: u64, b: u64, c: u64) -> u64 {
     let o32 = old as u32;
     let b32 = b as u32;
     match (op, ty) {
@@ -384,7 +387,7 @@ pub(super) fn region<'e>(
 
 /// Copies `n` bytes (1, 2, 4, 8 or 16) with a fixed-size copy for each.
 #[inline(always)]
-pub(super) fn copy_n(dst: &mut [u8], src: &[u8], n: u32) {
+fn copy_n(dst: &mut [u8], src: &[u8], n: u32) {
     match n {
         4 => dst[..4].copy_from_slice(&src[..4]),
         8 => dst[..8].copy_from_slice(&src[..8]),

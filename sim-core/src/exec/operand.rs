@@ -19,6 +19,8 @@ pub(super) fn const_word(data: &[u8], offset: i64) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// Reads a 32-bit source for every lane: a register row or an immediate
+/// here, anything else through [`read_other`].
 #[inline(always)]
 pub(super) fn read(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecError> {
     match o.src {
@@ -87,6 +89,8 @@ pub(super) fn read64(w: &Warp, o: &Operand, env: &Env) -> Result<[u64; 32], Exec
     Ok(out)
 }
 
+/// Writes a 64-bit result row to the pair `r`, `r + 1` in lanes `mask`
+/// (nothing for `RZ`).
 pub(super) fn write64(w: &mut Warp, r: u8, v: &[u64; 32], mask: u32) {
     if r == 255 {
         return;
@@ -101,6 +105,7 @@ pub(super) fn write64(w: &mut Warp, r: u8, v: &[u64; 32], mask: u32) {
     w.set_reg(r + 1, &hi, mask);
 }
 
+/// A single source's value with its `|..|` and `-` applied.
 #[inline]
 pub(super) fn fneg_abs32(x: u32, o: &Operand) -> f32 {
     let mut b = x;
@@ -131,6 +136,7 @@ pub(super) fn plain_reg(o: &Operand) -> bool {
     matches!(o.src, Src::Reg(_)) && !o.neg && !o.abs
 }
 
+/// A double source's value with its `|..|` and `-` applied.
 #[inline]
 pub(super) fn fneg_abs64(x: u64, o: &Operand) -> f64 {
     let mut b = x;
@@ -143,6 +149,7 @@ pub(super) fn fneg_abs64(x: u64, o: &Operand) -> f64 {
     f64::from_bits(b)
 }
 
+/// An integer source's value with its `~` and `-` applied.
 #[inline]
 pub(super) fn int_in(x: u32, o: &Operand) -> u32 {
     let x = if o.not { !x } else { x };
@@ -153,6 +160,8 @@ pub(super) fn int_in(x: u32, o: &Operand) -> u32 {
     }
 }
 
+/// Whether the ordering `ord` of two values (`None`: unordered, a NaN)
+/// passes `cmp`; the `U` forms also pass unordered values.
 pub(super) fn cmp_ord(ord: Option<std::cmp::Ordering>, cmp: Cmp) -> bool {
     use std::cmp::Ordering::*;
     match (cmp, ord) {

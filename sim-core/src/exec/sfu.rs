@@ -39,7 +39,7 @@ pub(super) fn rro(i: Insn) -> Result<(), ExecError> {
 /// MUFU: the function computed in double and rounded to single; inputs that are
 /// denormal are flushed, as the hardware unit does. The hardware is accurate to
 /// about 1 ulp (NVIDIA's CUDA guide, intrinsic functions); this is within that.
-pub(super) fn approximate(f: MufuFn, x: u32, o: &Operand) -> u32 {
+fn approximate(f: MufuFn, x: u32, o: &Operand) -> u32 {
     let v = fp::ftz32(fneg_abs32(x, o)) as f64;
     let r = match f {
         MufuFn::Cos => v.cos(),

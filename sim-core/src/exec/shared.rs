@@ -164,7 +164,7 @@ pub(super) fn shared_fits(off: &[u32; 32], m: u32, len: usize, size: u32) -> boo
 /// The last byte offset at which an access of `size` bytes fits in `len`
 /// bytes (at most 2^31 - 1), if any does.
 #[inline(always)]
-pub(super) fn fit_limit(len: usize, size: u32) -> Option<u32> {
+fn fit_limit(len: usize, size: u32) -> Option<u32> {
     let room = (len as u64).checked_sub(size as u64)?;
     Some(room.min(i32::MAX as u64) as u32)
 }
@@ -173,7 +173,7 @@ pub(super) fn fit_limit(len: usize, size: u32) -> Option<u32> {
 /// the active lanes `m`: for a full warp in one pass, four lanes at a time
 /// (SSE2, which every x86-64 has).
 #[inline(always)]
-pub(super) fn shared_offsets(
+fn shared_offsets(
     base: &[u32; 32],
     imm: u32,
     m: u32,
