@@ -235,6 +235,18 @@ impl Suite {
     /// FP32 operations per clock per SM of a block of 1024 threads (8 warps
     /// per scheduler) running 36 groups of seven instructions per iteration.
     fn issue(&self, ins: [&str; 7], ctrl: [u8; 7], ops: u32) -> Result<f64> {
+        Ok(self.issue_by(ins, ctrl, ops, 1024)?.0)
+    }
+
+    /// [`Suite::issue`] with a block of `threads` threads; also gives the
+    /// run's counters.
+    fn issue_by(
+        &self,
+        ins: [&str; 7],
+        ctrl: [u8; 7],
+        ops: u32,
+        threads: u32,
+    ) -> Result<(f64, Timed)> {
         const GROUPS: u32 = 36;
         const ITERS: u32 = 32;
         let mut vars: Vec<(&str, String)> =
@@ -248,11 +260,15 @@ impl Suite {
         let src = fill(&self.template("issue.sass")?, &vars)?;
         let dims = Dims {
             grid: [1, 1, 1],
-            block: [1024, 1, 1],
+            block: [threads, 1, 1],
             dynamic_shared: 0,
         };
-        let c = self.run("issue.sass", &src, dims, 32, &[], &[ITERS])?;
-        Ok(1024.0 * (GROUPS * ITERS * ops) as f64 / c.span())
+        let warps = threads.div_ceil(32) as usize;
+        let c = self.run("issue.sass", &src, dims, warps, &[], &[ITERS])?;
+        Ok((
+            threads as f64 * (GROUPS * ITERS * ops) as f64 / c.span(),
+            c.timed,
+        ))
     }
 
     /// Cycles per instruction of a dependent chain of one warp: the
@@ -407,6 +423,66 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         }
         rows.push(r);
     }
+    // Operand reuse under two warps per scheduler (256 threads, as the
+    // ladder's kernels run): the 2-way row again. Where the operand
+    // collector reuses only what the same warp read in the cycle before, two
+    // warps issuing in turn lose the reuse and every FFMA conflicts, as with
+    // eight; were there a reuse buffer per warp, consecutive FFMAs of a warp
+    // would share their operands and none would. The model keeps the first
+    // reading (the eight-warp rows measure conflicts, which a per-warp buffer
+    // would hide); this row tells the two apart on hardware.
+    for (text, threads) in [("FFMA R5, R2, R1, R0", 256), ("FFMA R5, R4, R1, R0", 256)] {
+        let (v, _) = s.issue_by([text; 7], single, 7, threads)?;
+        rows.push(Row::new(
+            "reuse",
+            format!("{text}, 2 warps/scheduler"),
+            v,
+            "ops/clk/SM",
+        ));
+    }
+    // Shared-core arbitration under barriers: 1-2-2-1 FFMA groups, each
+    // seventh instruction a BAR.SYNC, two warps per scheduler. Neither
+    // scheduler of a pair may lag the other (their issue counts within 1%),
+    // and the pair still dual-issues.
+    let with_bar = [
+        &ins[0][..],
+        &ins[1],
+        &ins[2],
+        &ins[3],
+        &ins[4],
+        &ins[5],
+        "BAR.SYNC 0x0",
+    ];
+    let (v, t) = s.issue_by(with_bar, order_fields([1, 2, 2, 1]), 6, 256)?;
+    let st = &t.stats;
+    let balance = |a: usize, b: usize| {
+        let (x, y) = (st.sched_issue[a] as f64, st.sched_issue[b] as f64);
+        x.min(y) / x.max(y).max(1.0)
+    };
+    let worst = balance(0, 1).min(balance(2, 3));
+    rows.push(Row::new(
+        "arbitration",
+        "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
+        v,
+        "ops/clk/SM",
+    ));
+    rows.push(
+        Row::new(
+            "arbitration",
+            "pair balance: fewer issues / more",
+            worst,
+            "ratio",
+        )
+        .property(worst >= 0.99),
+    );
+    // Barrier release: every instruction a BAR.SYNC of a 1024-thread block.
+    let (v, _) = s.issue_by(["BAR.SYNC 0x0"; 7], single, 1, 1024)?;
+    rows.push(Row::new(
+        "barrier",
+        "BAR.SYNC back to back, 32 warps",
+        1024.0 / v,
+        "cycles",
+    ));
     // The control-byte sweep: FFMA throughput (8 warps per scheduler) and
     // latency (one warp, a dependent chain) for every value.
     for b in 0..=255u8 {
@@ -502,6 +578,22 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // stream, and `ldg_cache_latency` is assumed: each row reads back its
     // parameter through a whole kernel (the pointer chase's own instructions
     // add the issue cycle and the TEXDEPBAR's), so each is held to it.
+    // The interlock: a dependent chain coded 0x20 reads each result 8
+    // cycles early and is held back `interlock_cycles` (Mesa's 32) each time.
+    let held = s.latency("FFMA R0, R0, R1, R2", 0x20, "NOP")?;
+    rows.push(
+        Row::new(
+            "latency",
+            "FFMA chain coded 0x20 (interlock)",
+            held,
+            "cycles",
+        )
+        .within(
+            Kind::Fitted,
+            (1 + config.timing.interlock_cycles) as f64,
+            0.5,
+        ),
+    );
     let ffma = s.latency("FFMA R0, R0, R1, R2", 0x28, "NOP")?;
     rows.push(Row::new("latency", "FFMA (0x28)", ffma, "cycles").within(
         Kind::Fitted,

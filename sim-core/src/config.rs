@@ -129,6 +129,10 @@ timing_params! {
     /// that lost the last such conflict (the pair's visiting order flips
     /// only on a conflict, so a pair that has settled into turns keeps them).
     shared_group_arbitration: u32 = 1, 0, 1;
+    /// Which pair of schedulers goes first for what all four share (the
+    /// SM's load/store unit): 0 pair 0 always, 1 the pairs in turn, a cycle
+    /// each (not measured; a fixed order starves pair 1's loads).
+    pair_rotation: u32 = 1, 0, 1;
     /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
     unscheduled_stall: u32 = 16, 0, 255;
     /// Cycles from issue until an FP32/integer result can be read (ptxas spaces

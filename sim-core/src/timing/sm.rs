@@ -505,9 +505,10 @@ impl Sm {
             None => (0, self.begin(now), false),
         };
         // 3. The schedulers, each pair in its order (the first visited wins
-        // the pair's shared core group when both want it), pair 0 first.
+        // the pair's shared core group when both want it), the pairs in turn
+        // (the first visited wins the SM's load/store unit when both want it).
         for k in first..self.nsched {
-            let s = self.sched_at(k);
+            let s = self.sched_at(k, now & l.config.timing.pair_rotation as u64);
             let sc = &self.scheds[s];
             // Its wake, or (unless an observer hears each cycle it is
             // asked) later when only warps waiting for a unit another
@@ -594,10 +595,16 @@ impl Sm {
         Ok(r)
     }
 
-    /// The scheduler visited `k`-th in a cycle: the pairs in order, each
-    /// pair's two in the order `pair_first` says.
+    /// The scheduler visited `k`-th in a cycle: pair 0 first, or pair 1 when
+    /// `odd` is 1 (of four schedulers), each pair's two in the order
+    /// `pair_first` says.
     #[inline]
-    fn sched_at(&self, k: usize) -> usize {
+    fn sched_at(&self, k: usize, odd: u64) -> usize {
+        let k = if self.nsched == 4 && odd & 1 == 1 {
+            k ^ 2
+        } else {
+            k
+        };
         let pair = k & !1;
         if pair + 1 < self.nsched {
             pair | ((k & 1) ^ self.pair_first[k / 2 % 2] as usize)
