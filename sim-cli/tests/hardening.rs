@@ -315,3 +315,50 @@ fn nvrtc_options_pass_through() {
     let (ok, _, err) = keplersim(&["run", dir.join("e.launch.ron").to_str().unwrap()]);
     assert!(!ok && err.contains("-bogus"), "{err}");
 }
+
+/// Absurd grids, buffers past the device's memory, a configuration with no
+/// SMs or with caches larger than any chip's: each a one-line error, before
+/// anything is allocated.
+#[test]
+fn resource_limits_are_errors_before_allocation() {
+    let kernel = root().join("traces/errors/first_fault_global.sass");
+    let launches = [
+        (
+            "(kernel: \"first_fault_global\", grid: (2147483647, 65535, 65535), block: (32, 1, 1))",
+            "keplersim simulates at most",
+        ),
+        (
+            "(kernel: \"first_fault_global\", grid: (1, 1, 1), block: (32, 1, 1), \
+             buffers: [(name: \"b\", elem: F64, len: 4294967296, init: Random(seed: 1, lo: 0, hi: 1))])",
+            "past the device's",
+        ),
+    ];
+    for (i, (text, want)) in launches.iter().enumerate() {
+        let dir = scratch(&format!("limits{i}"), &[("l.launch.ron", text.as_bytes())]);
+        let (ok, _, err) = keplersim(&[
+            "run",
+            kernel.to_str().unwrap(),
+            "--launch",
+            dir.join("l.launch.ron").to_str().unwrap(),
+        ]);
+        assert!(!ok && err.contains(want), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let configs = [
+        ("(chip: (sms: 0))", "chip.sms: 0 is outside"),
+        ("(timing: (l2_bytes: 4294967295))", "l2_bytes"),
+        ("(timing: (ldg_cache_bytes: 4294967295))", "ldg_cache_bytes"),
+    ];
+    let launch = root().join("traces/hardening/overread.launch.ron");
+    for (i, (text, want)) in configs.iter().enumerate() {
+        let dir = scratch(&format!("config{i}"), &[("c.ron", text.as_bytes())]);
+        let (ok, _, err) = keplersim(&[
+            "run",
+            launch.to_str().unwrap(),
+            "--config",
+            dir.join("c.ron").to_str().unwrap(),
+        ]);
+        assert!(!ok && err.contains(want), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}

@@ -104,6 +104,10 @@ pub fn build_cbank0(prog: &Program, dims: &Dims, params: &[u8]) -> Vec<u8> {
     c
 }
 
+/// The most blocks one simulated launch may have (sm_35 allows about 2^63;
+/// the simulator lists a grid's blocks before it runs them).
+pub const MAX_BLOCKS: u64 = 1 << 24;
+
 /// Checks a launch against the hardware's and the kernel's limits.
 pub fn check_launch(
     prog: &Program,
@@ -133,6 +137,13 @@ pub fn check_launch(
     }
     if dims.grid[0] > 0x7fff_ffff || dims.grid[1] > 65535 || dims.grid[2] > 65535 {
         return bad(format!("grid {:?} exceeds sm_35's limits", dims.grid));
+    }
+    if dims.blocks() > MAX_BLOCKS {
+        return bad(format!(
+            "grid {:?} has {} blocks; keplersim simulates at most {MAX_BLOCKS} in one launch",
+            dims.grid,
+            dims.blocks()
+        ));
     }
     if let Some(r) = prog.req_ntid {
         if r != dims.block {

@@ -190,8 +190,16 @@ pub fn resolve_within(
         }
         Ok(out)
     };
+    let grid = dim(&spec.grid, "grid")?;
+    let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
+    if blocks > crate::func::MAX_BLOCKS {
+        return invalid(format!(
+            "grid: {blocks} blocks; keplersim simulates at most {} in one launch",
+            crate::func::MAX_BLOCKS
+        ));
+    }
     let dims = Dims {
-        grid: dim(&spec.grid, "grid")?,
+        grid,
         block: dim(&spec.block, "block")?,
         dynamic_shared: match &spec.dynamic_shared {
             Some(n) => {
