@@ -176,7 +176,8 @@ impl Program {
         } else {
             k.max_stack_size.max(k.min_stack_size) as u64
         };
-        let local_size = (k.frame_size as u64 + stack).div_ceil(16) * 16 + k.local_size as u64;
+        let local_size =
+            ((k.frame_size as u64 + stack).div_ceil(16) * 16).saturating_add(k.local_size);
         let local_size = u32::try_from(local_size)
             .ok()
             .filter(|&l| l <= MAX_LOCAL)
