@@ -70,6 +70,39 @@ pub struct RunArgs {
     /// Print the report as JSON (one object) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// nvprof's metrics of the timed run, by nvprof's names (compute
+    /// capability 3.5): `all`, or names separated by commas
+    /// (`ipc,gld_efficiency`). docs/metrics.md defines each.
+    #[arg(long, value_name = "all|NAME,...")]
+    pub metrics: Option<String>,
+    /// With --metrics: print only the metrics, as `nvprof --csv --metrics`
+    /// does (Device, Kernel, Invocations, Metric Name, Metric Description,
+    /// Min, Max, Avg); the checks' results go to stderr.
+    #[arg(long, requires = "metrics")]
+    pub csv: bool,
+}
+
+/// The metrics `--metrics` asks for, checked against the names the model
+/// gives before anything runs.
+fn metric_names(spec: &str) -> Result<Vec<&'static str>> {
+    let all = sim_core::timing::metrics::names();
+    if spec.trim() == "all" {
+        return Ok(all);
+    }
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match all.iter().find(|&&a| a == name) {
+            Some(&a) => out.push(a),
+            None => bail!(
+                "--metrics: no metric `{name}`; the metrics are all, or any of: {}",
+                all.join(", ")
+            ),
+        }
+    }
+    if out.is_empty() {
+        bail!("--metrics: name at least one metric, or all");
+    }
+    Ok(out)
 }
 
 /// Memory modes on the command line.
@@ -106,6 +139,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         )
     })?;
     let overrides = parse_sets(&args.set)?;
+    let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
+    if wanted.is_some() && (args.functional || !matches!(args.order, Order::Natural)) {
+        bail!("--metrics needs a timed run: drop --functional and --order");
+    }
     let (mut r, dir) = resolve_launch(&launch_path, &text, &overrides)?;
     let read = reader(&dir);
     // The kernel file: on the command line, else as the launch file names it,
@@ -171,8 +208,9 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let secs = out.sim_time.as_secs_f64();
     let mut json = serde_json::Map::new();
+    let quiet = args.json || args.csv;
     let mut line = |key: &str, text: String, value: serde_json::Value| {
-        if !args.json {
+        if !quiet {
             println!("{key:<11} {text}");
         }
         json.insert(key.to_string(), value);
@@ -243,6 +281,14 @@ pub fn run(args: RunArgs) -> Result<()> {
             d.display()
         );
     }
+    if let (Some(names), Some(t)) = (&wanted, &out.timed) {
+        let all = sim_core::timing::metrics::metrics(t, &config);
+        let chosen: Vec<&sim_core::timing::metrics::Metric> = names
+            .iter()
+            .filter_map(|n| all.iter().find(|m| m.name == *n))
+            .collect();
+        print_metrics(&chosen, &r.kernel, args.csv, args.json, &mut json);
+    }
     let mut failed = 0;
     let mut checks = Vec::new();
     for (c, res) in r.checks.iter().zip(&out.checks) {
@@ -268,7 +314,9 @@ pub fn run(args: RunArgs) -> Result<()> {
                 res.buffer, res.mismatches, res.elements
             )
         };
-        if !args.json {
+        if args.csv {
+            eprintln!("check       {text}");
+        } else if !args.json {
             println!("check       {text}");
         }
         checks.push(serde_json::json!({
@@ -284,6 +332,75 @@ pub fn run(args: RunArgs) -> Result<()> {
         bail!("{failed} of {} checks failed", r.checks.len());
     }
     Ok(())
+}
+
+/// Prints `metrics` of `kernel`: as nvprof's CSV, into the JSON report, or
+/// as a table after the report.
+fn print_metrics(
+    metrics: &[&sim_core::timing::metrics::Metric],
+    kernel: &str,
+    csv: bool,
+    json: bool,
+    report: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    if csv {
+        println!(
+            "{}",
+            [
+                "Device",
+                "Kernel",
+                "Invocations",
+                "Metric Name",
+                "Metric Description",
+                "Min",
+                "Max",
+                "Avg"
+            ]
+            .map(quote)
+            .join(",")
+        );
+        for m in metrics {
+            let v = m.value.text();
+            println!(
+                "{},{},1,{},{},{},{},{}",
+                quote("Tesla K20m (0)"),
+                quote(kernel),
+                quote(m.name),
+                quote(m.description),
+                quote(&v),
+                quote(&v),
+                quote(&v)
+            );
+        }
+    } else if json {
+        let list: Vec<serde_json::Value> = metrics
+            .iter()
+            .map(|m| {
+                let why = match m.value {
+                    sim_core::timing::metrics::Value::Unavailable(why) => Some(why),
+                    _ => None,
+                };
+                serde_json::json!({
+                    "name": m.name, "description": m.description,
+                    "value": m.value.number(), "text": m.value.text(),
+                    "nvprof": m.nvprof, "unavailable": why,
+                })
+            })
+            .collect();
+        report.insert("metrics".into(), serde_json::Value::Array(list));
+    } else {
+        println!("metrics     (nvprof's names; * the model's own; docs/metrics.md defines each)");
+        for m in metrics {
+            println!(
+                "  {:<37}{} {:>14}  {}",
+                m.name,
+                if m.nvprof { ' ' } else { '*' },
+                m.value.text(),
+                m.description
+            );
+        }
+    }
 }
 
 /// The timing model's report: one line (and one JSON value) per topic.

@@ -132,3 +132,63 @@ fn bad_command_lines_name_what_is_wrong() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// `--metrics all --csv` prints nvprof's CSV: its header, then a row per
+/// metric with the kernel's name and the same value as min, max and average.
+#[test]
+fn metrics_print_as_nvprofs_csv() {
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &path("traces/sgemm/sgemm.cubin"),
+        "--set",
+        "m=192",
+        "--set",
+        "n=192",
+        "--set",
+        "k=192",
+        "--metrics",
+        "all",
+        "--csv",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\""
+    );
+    for name in [
+        "ipc",
+        "achieved_occupancy",
+        "shared_efficiency",
+        "stall_sync",
+        "dual_issue_rate",
+    ] {
+        let row = lines
+            .iter()
+            .find(|l| l.contains(&format!(",\"{name}\",")))
+            .unwrap_or_else(|| panic!("no {name} row:\n{out}"));
+        assert!(
+            row.starts_with("\"Tesla K20m (0)\",\"sgemm_tn_12x12_dual\",1,"),
+            "{row}"
+        );
+        let cells: Vec<&str> = row.split("\",\"").collect();
+        let n = cells.len();
+        assert!(cells[n - 3] == cells[n - 2], "{row}");
+    }
+    // The checks go to stderr, so the CSV stays clean.
+    assert!(err.contains("c: PASS"), "{err}");
+    assert!(!out.contains("PASS"), "{out}");
+}
+
+#[test]
+fn an_unknown_metric_is_refused_before_the_run_with_the_list() {
+    let (ok, _, err) = keplersim(&[
+        "run",
+        &path("traces/kernels/saxpy.cubin"),
+        "--metrics",
+        "ipc,gld_effciency",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("no metric `gld_effciency`"), "{err}");
+    assert!(err.contains("gld_efficiency"), "{err}");
+}

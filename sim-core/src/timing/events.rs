@@ -135,6 +135,35 @@ pub struct Stats {
     pub barrier_releases: u64,
     /// Instructions the interlock held back (each for `interlock_cycles`).
     pub interlocks: u64,
+    /// Threads that executed each warp-instruction (its active lanes),
+    /// summed.
+    pub thread_instructions: u64,
+    /// Single-precision floating-point operations: an FFMA's lane two, an
+    /// FADD's or FMUL's one, over the lanes its guard lets execute.
+    pub flops_sp: u64,
+    /// Warp-cycles warps were resident: each warp from its block's start to
+    /// its `EXIT`.
+    pub warp_cycles: u64,
+    /// Shared-memory loads and stores (warp-instructions), their
+    /// transactions, and the bytes their active lanes asked for.
+    pub shared_loads: u64,
+    pub shared_stores: u64,
+    pub shared_load_transactions: u64,
+    pub shared_store_transactions: u64,
+    pub shared_load_bytes: u64,
+    pub shared_store_bytes: u64,
+    /// Global loads and stores (warp-instructions; LD, LDG and ST to global
+    /// memory), the 32-byte sectors they touched, and the bytes their active
+    /// lanes asked for.
+    pub global_loads: u64,
+    pub global_stores: u64,
+    pub global_load_sectors: u64,
+    pub global_store_sectors: u64,
+    pub global_load_bytes: u64,
+    pub global_store_bytes: u64,
+    /// 128-byte lines LDG asked the read-only cache for (its hits are
+    /// `ldg_cache_hits`).
+    pub ldg_lines: u64,
     /// Instructions (or pairs) with a 2-, 3- and 4-way bank conflict.
     pub conflicts: [u64; 3],
     /// Reads of a register whose LDG value had not arrived (stale values).
@@ -172,6 +201,22 @@ impl Stats {
         }
         self.barrier_releases += o.barrier_releases;
         self.interlocks += o.interlocks;
+        self.thread_instructions += o.thread_instructions;
+        self.flops_sp += o.flops_sp;
+        self.warp_cycles += o.warp_cycles;
+        self.shared_loads += o.shared_loads;
+        self.shared_stores += o.shared_stores;
+        self.shared_load_transactions += o.shared_load_transactions;
+        self.shared_store_transactions += o.shared_store_transactions;
+        self.shared_load_bytes += o.shared_load_bytes;
+        self.shared_store_bytes += o.shared_store_bytes;
+        self.global_loads += o.global_loads;
+        self.global_stores += o.global_stores;
+        self.global_load_sectors += o.global_load_sectors;
+        self.global_store_sectors += o.global_store_sectors;
+        self.global_load_bytes += o.global_load_bytes;
+        self.global_store_bytes += o.global_store_bytes;
+        self.ldg_lines += o.ldg_lines;
         for i in 0..3 {
             self.conflicts[i] += o.conflicts[i];
         }

@@ -121,6 +121,14 @@ pub struct MemStats {
     /// 32-byte sectors read from or written to L2.
     pub l2_sectors: u64,
     pub dram_sectors: u64,
+    /// The same split by direction: sectors read and written at L2, read
+    /// from and written to DRAM, and the reads' line hits.
+    pub l2_read_sectors: u64,
+    pub l2_write_sectors: u64,
+    pub dram_read_sectors: u64,
+    pub dram_write_sectors: u64,
+    pub l2_read_hits: u64,
+    pub l2_read_misses: u64,
 }
 
 /// L2 and DRAM, shared by every SM.
@@ -197,16 +205,20 @@ impl Memory {
         let bytes = sectors as f64 * 32.0;
         let start = self.l2_bw.reserve(now, now.max(slots.free_at()), bytes);
         self.stats.l2_sectors += sectors as u64;
+        self.stats.l2_read_sectors += sectors as u64;
         let base = match path {
             Path::L2 => self.l2_latency,
             Path::ReadOnly => self.ldg_latency,
         };
         let done = if self.lookup(line) {
             self.stats.l2_hits += 1;
+            self.stats.l2_read_hits += 1;
             start + base
         } else {
             self.stats.l2_misses += 1;
+            self.stats.l2_read_misses += 1;
             self.stats.dram_sectors += sectors as u64;
+            self.stats.dram_read_sectors += sectors as u64;
             self.dram_bw.reserve(now, start, bytes) + base + self.dram_latency
         };
         slots.take(done);
@@ -219,9 +231,11 @@ impl Memory {
         let bytes = sectors as f64 * 32.0;
         let start = self.l2_bw.reserve(now, now, bytes);
         self.stats.l2_sectors += sectors as u64;
+        self.stats.l2_write_sectors += sectors as u64;
         if !self.lookup(line) {
             self.stats.l2_misses += 1;
             self.stats.dram_sectors += sectors as u64;
+            self.stats.dram_write_sectors += sectors as u64;
             self.dram_bw.reserve(now, start, bytes);
         } else {
             self.stats.l2_hits += 1;

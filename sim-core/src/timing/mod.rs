@@ -18,6 +18,7 @@ pub mod events;
 pub mod gpu;
 pub mod l2;
 pub mod lsu;
+pub mod metrics;
 pub mod pipes;
 pub mod sm;
 

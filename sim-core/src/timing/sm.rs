@@ -135,6 +135,8 @@ pub struct BlockSlot {
     /// A warp arrived at a barrier or exited since the barriers were last
     /// checked.
     at_barrier: bool,
+    /// The cycle the block started.
+    started: u64,
 }
 
 /// The most warps an SM holds: the configuration's most threads (4096) in
@@ -320,6 +322,7 @@ impl Sm {
                 },
                 executed: 0,
                 at_barrier: false,
+                started: 0,
             })
             .collect();
         Sm {
@@ -380,6 +383,7 @@ impl Sm {
         self.live += 1;
         b.executed = 0;
         b.at_barrier = false;
+        b.started = now;
         b.mem.shared.fill(0);
         b.mem.local.fill(0);
         b.mem.locks.fill(0);
@@ -1080,6 +1084,9 @@ impl Sm {
         }
         let w = &self.warps[wi];
         let changed = w.state == WarpState::Done;
+        if changed {
+            self.stats.warp_cycles += now + 1 - self.blocks[bi].started;
+        }
         if matches!(w.state, WarpState::Barrier { .. }) {
             self.timing[wi].bar_since = now;
         }
@@ -1160,6 +1167,15 @@ impl Sm {
             ));
         };
         b.executed += 1;
+        self.stats.thread_instructions += w.active.count_ones() as u64;
+        if info.fp32 {
+            let per_lane = if matches!(op.kind, Kind::FFma { .. }) {
+                2
+            } else {
+                1
+            };
+            self.stats.flops_sp += per_lane * (w.active & guard_mask(w, op)).count_ones() as u64;
+        }
         if b.executed > l.limit {
             return Err(SimError::Limit {
                 kernel: prog.name.clone(),
@@ -1209,6 +1225,7 @@ impl Sm {
                 );
                 self.lsu.free = now + 1;
                 let ready = self.lsu.shared(now, tx, t, &mut self.stats);
+                shared_counts(&mut self.stats, op, mask, size, tx);
                 write_ready(&mut self.timing[wi], info, now, ready, t);
                 return Ok(());
             }
@@ -1303,6 +1320,9 @@ impl Sm {
                         t.shared_transaction_bytes,
                     );
                     ready = self.lsu.shared(now, tx, t, &mut self.stats);
+                    if !matches!(op.kind, Kind::Shfl { .. }) {
+                        shared_counts(&mut self.stats, op, mask, size, tx);
+                    }
                 } else if space == Space::Local || window(LOCAL_WINDOW) {
                     // Local memory lives in L1: shared memory's latency.
                     let mut lines = [(0u64, 0u32); 64];
@@ -1315,6 +1335,20 @@ impl Sm {
                     self.lsu.free = now + n.max(1) as u64;
                     self.stats.global_transactions += n as u64;
                     self.stats.global_instructions += 1;
+                    let sectors: u64 = lines[..n].iter().map(|&(_, s)| s as u64).sum();
+                    let bytes = mask.count_ones() as u64 * size as u64;
+                    if store {
+                        self.stats.global_stores += 1;
+                        self.stats.global_store_sectors += sectors;
+                        self.stats.global_store_bytes += bytes;
+                    } else if matches!(op.kind, Kind::Ld { .. }) {
+                        self.stats.global_loads += 1;
+                        self.stats.global_load_sectors += sectors;
+                        self.stats.global_load_bytes += bytes;
+                    }
+                    if info.lat == Latency::Texture {
+                        self.stats.ldg_lines += n as u64;
+                    }
                     let path = if info.lat == Latency::Texture {
                         Path::ReadOnly
                     } else {
@@ -1452,6 +1486,22 @@ impl Lsu {
         stats.shared_transactions += tx as u64;
         stats.shared_instructions += 1;
         ceil_u64(start) + extra + t.lds_latency as u64
+    }
+}
+
+/// Counts a shared-memory load's or store's instruction, transactions and
+/// the bytes its active lanes (`mask`, `size` bytes each) asked for.
+#[inline]
+fn shared_counts(st: &mut Stats, op: &crate::op::Op, mask: u32, size: u32, tx: u32) {
+    let bytes = mask.count_ones() as u64 * size as u64;
+    if matches!(op.kind, Kind::St { .. } | Kind::StsCul { .. }) {
+        st.shared_stores += 1;
+        st.shared_store_transactions += tx as u64;
+        st.shared_store_bytes += bytes;
+    } else {
+        st.shared_loads += 1;
+        st.shared_load_transactions += tx as u64;
+        st.shared_load_bytes += bytes;
     }
 }
 
