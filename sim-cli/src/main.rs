@@ -12,6 +12,7 @@ mod golden;
 mod isa;
 mod ladder;
 mod micro;
+mod profile;
 mod run;
 mod sgemm;
 
@@ -52,6 +53,10 @@ enum Cmd {
     /// Run every kernel with a golden timing report (traces/golden) and
     /// compare; `--bless` takes a deliberate change of the model.
     Golden(golden::GoldenArgs),
+    /// The kernel's SASS annotated per instruction from a timed run:
+    /// executions, dual pairs, bank conflicts, stall cycles by reason, the
+    /// control byte decoded; then the hottest instructions and worst stalls.
+    Profile(profile::ProfileArgs),
     /// Measure the simulator's own speed.
     Bench {
         #[command(subcommand)]
@@ -239,6 +244,7 @@ fn main() -> ExitCode {
         Cmd::Run(args) => run::run(args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Golden(args) => golden::run(args),
+        Cmd::Profile(args) => profile::run(args),
         Cmd::Disasm {
             file,
             control,

@@ -192,3 +192,35 @@ fn an_unknown_metric_is_refused_before_the_run_with_the_list() {
     assert!(err.contains("no metric `gld_effciency`"), "{err}");
     assert!(err.contains("gld_efficiency"), "{err}");
 }
+
+/// `keplersim profile` lists the tuned SGEMM's main loop with its counts and
+/// the reasons its warps waited, then the hottest instructions.
+#[test]
+fn profile_names_the_main_loops_instructions_with_their_stalls() {
+    let (ok, out, err) = keplersim(&[
+        "profile",
+        &path("traces/sgemm/sgemm.cubin"),
+        "--set",
+        "m=384",
+        "--set",
+        "n=384",
+        "--set",
+        "k=384",
+    ]);
+    assert!(ok, "{err}");
+    // The FFMAs of the main loop: its 384 / 4 = 96 iterations in each of
+    // 4 blocks x 8 warps run each of them 32 x 96 = 3072 times.
+    let ffma = out
+        .lines()
+        .find(|l| l.contains("0x04 dual") && l.contains("FFMA") && l.contains(" 3072 "))
+        .unwrap_or_else(|| panic!("no main-loop FFMA:\n{out}"));
+    assert!(ffma.starts_with("/*"), "{ffma}");
+    assert!(out.contains("LDS.64"), "{out}");
+    let hottest = out.split("hottest instructions").nth(1).expect("hottest");
+    assert!(hottest.contains("3072"), "{hottest}");
+    let worst = out.split("worst stalls").nth(1).expect("worst stalls");
+    assert!(
+        worst.contains("barrier") && worst.contains("pipe busy"),
+        "{worst}"
+    );
+}

@@ -961,6 +961,20 @@ pub fn execute_as(
     config: &crate::config::Config,
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
 ) -> Result<Outcome, RunError> {
+    execute_observed(cubin, r, mode, config, read, &mut crate::timing::Nobody)
+}
+
+/// [`execute_as`] with `obs` hearing the timing model's events (a timed run
+/// with an active observer steps the SMs in lockstep; the results are the
+/// same).
+pub fn execute_observed<O: crate::timing::Observer>(
+    cubin: &sim_isa::cubin::Cubin,
+    r: &Resolved,
+    mode: Mode,
+    config: &crate::config::Config,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+    obs: &mut O,
+) -> Result<Outcome, RunError> {
     let chip = &config.chip;
     let mut global = crate::mem::GlobalMem::with_mode(r.memory);
     let mut addrs = Vec::with_capacity(r.buffers.len());
@@ -1000,7 +1014,7 @@ pub fn execute_as(
                 &params,
                 config,
                 r.limit,
-                &mut crate::timing::Nobody,
+                obs,
             )
             .map_err(|e| stack_note(e, unbounded, r))?;
             let stats = crate::func::RunStats {

@@ -58,7 +58,8 @@ pub const MAX_BLOCK_WARPS: usize = 32;
 /// One thing that happened in a cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// A scheduler issued an instruction (and its pair when `dual`).
+    /// A scheduler issued an instruction (and its pair when `dual`), whose
+    /// register bank conflict had degree `conflict` (0: none).
     Issue {
         cycle: u64,
         sm: u32,
@@ -66,13 +67,18 @@ pub enum Event {
         warp: u8,
         pc: u32,
         dual: bool,
+        conflict: u8,
     },
-    /// A scheduler issued nothing.
+    /// A scheduler issued nothing for `cycles` cycles from `cycle`, for
+    /// reason `why`, which the instruction at slot `pc` gave (`u32::MAX`:
+    /// none, as when no warp is left).
     Stall {
         cycle: u64,
         sm: u32,
         sched: u8,
         why: Stall,
+        pc: u32,
+        cycles: u64,
     },
     /// Block `block` (its coordinates in the grid) finished on an SM: one
     /// event per block, however many finish in the same cycle.

@@ -20,6 +20,7 @@ pub mod l2;
 pub mod lsu;
 pub mod metrics;
 pub mod pipes;
+pub mod profile;
 pub mod sm;
 
 pub use events::{Event, Nobody, Observer, Recorder, Stall, Stats};

@@ -163,8 +163,12 @@ struct Scheduler {
     prev_cycle: u64,
     prev_reads: [u8; 8],
     /// Why it issued nothing in its last cycle (charged again for the cycles
-    /// the SM skips).
+    /// the SM skips), and the slot of the instruction that gave the reason
+    /// (`u32::MAX`: none).
     reason: Option<Stall>,
+    reason_pc: u32,
+    /// The slot of the instruction it issued last (its bank conflict debt's).
+    last_pc: u32,
     /// After a cycle it issued nothing in: the units its warps that wait
     /// only for a busy unit wait for (bits by [`Unit`]), and the earliest
     /// cycle any other warp may issue. While each of those units is busy
@@ -193,6 +197,8 @@ impl Scheduler {
             prev_cycle: 0,
             prev_reads: [0; 8],
             reason: None,
+            reason_pc: u32::MAX,
+            last_pc: u32::MAX,
             units: 0,
             others: 0,
         }
@@ -506,7 +512,7 @@ impl Sm {
                 let r = self.resume(p, now, l, global, mem, obs)?;
                 (p.k + 1, p.wake.min(r.0), p.changed | r.1)
             }
-            None => (0, self.begin(now), false),
+            None => (0, self.begin(now, obs), false),
         };
         // 3. The schedulers, each pair in its order (the first visited wins
         // the pair's shared core group when both want it), the pairs in turn
@@ -534,6 +540,16 @@ impl Sm {
                 if let Some(r) = self.scheds[s].reason {
                     self.stats.stall[r as usize] += 1;
                     self.stats.sched_stall[s][r as usize] += 1;
+                    if O::ACTIVE {
+                        obs.event(Event::Stall {
+                            cycle: now,
+                            sm: self.id,
+                            sched: s as u8,
+                            why: r,
+                            pc: self.scheds[s].reason_pc,
+                            cycles: 1,
+                        });
+                    }
                 }
                 continue;
             }
@@ -621,7 +637,7 @@ impl Sm {
     /// before it; returns the earliest cycle a read-only load lands or a
     /// released warp may issue.
     #[inline(always)]
-    fn begin(&mut self, now: u64) -> u64 {
+    fn begin<O: Observer>(&mut self, now: u64, obs: &mut O) -> u64 {
         let mut wake = NEVER;
         // Cycles skipped since the last tick stalled each scheduler for the
         // reason it had then.
@@ -632,6 +648,16 @@ impl Sm {
                     if let Some(r) = sc.reason {
                         self.stats.stall[r as usize] += gap;
                         self.stats.sched_stall[s][r as usize] += gap;
+                        if O::ACTIVE {
+                            obs.event(Event::Stall {
+                                cycle: last + 1,
+                                sm: self.id,
+                                sched: s as u8,
+                                why: r,
+                                pc: sc.reason_pc,
+                                cycles: gap,
+                            });
+                        }
                     }
                 }
             }
@@ -744,6 +770,16 @@ impl Sm {
             self.scheds[s].debt -= 1.0;
             self.stats.stall[Stall::BankConflict as usize] += 1;
             self.stats.sched_stall[s][Stall::BankConflict as usize] += 1;
+            if O::ACTIVE {
+                obs.event(Event::Stall {
+                    cycle: now,
+                    sm: self.id,
+                    sched: s as u8,
+                    why: Stall::BankConflict,
+                    pc: self.scheds[s].last_pc,
+                    cycles: 1,
+                });
+            }
             return Ok(Some((now + 1, false)));
         }
         // Loose round robin starts after the warp issued last; greedy tries it
@@ -846,10 +882,12 @@ impl Sm {
             }
         }
         let mut reason = Stall::Idle;
+        let mut reason_pc = u32::MAX;
         let mut at = start;
         for _ in 0..nw {
             if slots[at].why != Stall::Idle {
                 reason = slots[at].why;
+                reason_pc = self.warps[slots[at].warp as usize].pc;
                 break;
             }
             at = next(at);
@@ -858,12 +896,15 @@ impl Sm {
         self.stats.sched_stall[s][reason as usize] += 1;
         let sc = &mut self.scheds[s];
         (sc.reason, sc.units, sc.others) = (Some(reason), units, others);
+        sc.reason_pc = reason_pc;
         if O::ACTIVE {
             obs.event(Event::Stall {
                 cycle: now,
                 sm: self.id,
                 sched: s as u8,
                 why: reason,
+                pc: reason_pc,
+                cycles: 1,
             });
         }
         Ok(Some((wake, false)))
@@ -1063,6 +1104,7 @@ impl Sm {
         }
         sc.prev_warp = (bi as u8, wi as u8);
         sc.prev_cycle = now;
+        sc.last_pc = pc;
         // `Info::reads` is padded with RZ, which is never read.
         sc.prev_reads = last.reads;
         let tm = &mut self.timing[wi];
@@ -1080,6 +1122,7 @@ impl Sm {
                 warp: (wi - bi * self.wpb) as u8,
                 pc,
                 dual,
+                conflict: if degree >= 2 { degree.min(4) as u8 } else { 0 },
             });
         }
         let w = &self.warps[wi];

@@ -1,0 +1,252 @@
+//! `keplersim profile`: the SASS listing of a kernel annotated per
+//! instruction with what the timed run did there: executions, issues and
+//! dual pairs, register bank conflicts (with the registers of the bank
+//! read more than once), the scheduler-cycles its warps waited to issue it
+//! by reason, and its control byte decoded; then the hottest instructions and
+//! the worst stalls. nvvp's source view, with Kepler's control codes and
+//! register banks.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use sim_core::launch;
+use sim_core::timing::ctrl::Ctrl;
+use sim_core::timing::events::{NSTALLS, STALLS};
+use sim_core::timing::profile::{PcCounts, Profile};
+use sim_core::timing::Stepping;
+
+/// The arguments of `keplersim profile`.
+#[derive(Args)]
+pub struct ProfileArgs {
+    /// The kernel: an sm_35 cubin, CUDA C (`.cu`) or SASS (`.sass`).
+    pub file: PathBuf,
+    /// The launch file (default: FILE with its extension replaced by `.launch.ron`).
+    #[arg(short, long)]
+    pub launch: Option<PathBuf>,
+    /// Override a launch-file variable: `--set n=4096` (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
+    #[arg(long, value_name = "FILE.ron")]
+    pub config: Option<PathBuf>,
+    /// How many instructions the sorted views list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Print every instruction, not only those that executed.
+    #[arg(long)]
+    pub all: bool,
+    /// Print the profile as JSON (one object per instruction, and the totals).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The control byte in words: `0x04 dual`, `0x25 wait 6`.
+fn control(byte: u8, unscheduled: u32) -> String {
+    let c = Ctrl(byte);
+    if c.dual() {
+        format!("{byte:#04x} dual")
+    } else {
+        format!("{byte:#04x} wait {}", c.gap(unscheduled))
+    }
+}
+
+/// The stall reasons of `c`, largest first, as `barrier 120, pipe busy 30`.
+fn stalls(c: &PcCounts) -> String {
+    let mut v: Vec<(usize, u64)> = (0..NSTALLS)
+        .map(|i| (i, c.stall[i]))
+        .filter(|&(_, n)| n > 0)
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.iter()
+        .map(|&(i, n)| format!("{} {n}", STALLS[i]))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs `keplersim profile`.
+pub fn run(args: ProfileArgs) -> Result<()> {
+    let launch_path = args
+        .launch
+        .clone()
+        .unwrap_or_else(|| args.file.with_extension("launch.ron"));
+    let text = std::fs::read_to_string(&launch_path).with_context(|| {
+        format!(
+            "{} (the launch file; name another with --launch)",
+            launch_path.display()
+        )
+    })?;
+    let sets = args
+        .set
+        .iter()
+        .map(|s| {
+            let (k, v) = s
+                .split_once('=')
+                .ok_or_else(|| anyhow!("--set {s}: expected NAME=VALUE"))?;
+            let v: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("--set {s}: `{v}` is not an integer"))?;
+            Ok((k.trim().to_string(), v))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (r, dir) = crate::run::resolve_launch(&launch_path, &text, &sets)?;
+    let read = crate::run::reader(&dir);
+    let cubin = crate::run::load_cubin(&args.file, &[])?;
+    let config = crate::run::load_config(args.config.as_deref())?;
+    let mut global = sim_core::mem::GlobalMem::new();
+    let prog = sim_core::program::Program::load(&cubin, &r.kernel, &mut global)
+        .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    let mut profile = Profile::new(prog.ops.len());
+    let out = launch::execute_observed(
+        &cubin,
+        &r,
+        launch::Mode::Timed(Stepping::Lockstep),
+        &config,
+        &read,
+        &mut profile,
+    )
+    .map_err(|e| match e {
+        launch::RunError::Sim(e) => anyhow!("{e}"),
+        e => anyhow!("{}: {e}", args.file.display()),
+    })?;
+    let t = out
+        .timed
+        .as_ref()
+        .ok_or_else(|| anyhow!("{}: the run was not timed", args.file.display()))?;
+    let checked = out.passed();
+    let by_slot = &profile.by_slot;
+    let unscheduled = config.timing.unscheduled_stall;
+    let stall_total = |c: &PcCounts| c.stall.iter().sum::<u64>();
+    // The registers of the bank an instruction reads more than once, from
+    // the static checker's rule (what the collector cannot hide without
+    // reuse).
+    let banks = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse: true });
+    let conflict_regs = |slot: usize| -> String {
+        banks
+            .findings
+            .iter()
+            .find_map(|(s, f)| match f {
+                sim_core::check::Finding::Conflict { regs, .. } if *s as usize == slot => Some(
+                    regs.iter()
+                        .map(|r| format!("R{r}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default()
+    };
+    let slots: Vec<usize> = (0..by_slot.len().min(prog.ops.len()))
+        .filter(|s| s % 8 != 0)
+        .filter(|&s| args.all || by_slot[s].executions > 0 || stall_total(&by_slot[s]) > 0)
+        .collect();
+    if args.json {
+        let rows: Vec<serde_json::Value> = slots
+            .iter()
+            .map(|&s| {
+                let c = &by_slot[s];
+                let st: serde_json::Map<String, serde_json::Value> = STALLS
+                    .iter()
+                    .zip(c.stall.iter())
+                    .map(|(n, &v)| (n.replace(' ', "_"), serde_json::json!(v)))
+                    .collect();
+                serde_json::json!({
+                    "address": s * 8, "text": prog.text(s as u32),
+                    "control": prog.ctrl.get(s).copied().unwrap_or(0),
+                    "control_text": control(prog.ctrl.get(s).copied().unwrap_or(0), unscheduled),
+                    "executions": c.executions, "issues": c.issues, "dual": c.dual,
+                    "conflicts": { "two_way": c.conflicts[0], "three_way": c.conflicts[1], "four_way": c.conflicts[2] },
+                    "conflict_registers": conflict_regs(s),
+                    "stalls": st,
+                })
+            })
+            .collect();
+        let report = serde_json::json!({
+            "kernel": r.kernel, "cycles": t.cycles, "checks_passed": checked,
+            "instructions": rows,
+            "unattributed_stalls": STALLS.iter().zip(profile.unattributed.iter())
+                .map(|(n, &v)| (n.replace(' ', "_"), serde_json::json!(v)))
+                .collect::<serde_json::Map<_, _>>(),
+        });
+        println!("{report}");
+    } else {
+        println!(
+            "{} ({}): {} cycles, {} warp-instructions, {} dual pairs, {} scheduler-cycles without issue",
+            r.kernel,
+            args.file.display(),
+            t.cycles,
+            t.stats.warp_instructions,
+            t.stats.dual,
+            t.stats.stall.iter().sum::<u64>()
+        );
+        println!(
+            "{:<10} {:<11} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
+            "address", "control", "executed", "dual", "conflicts", "stalled", "instruction"
+        );
+        for &s in &slots {
+            let c = &by_slot[s];
+            let conf: u64 = c.conflicts.iter().sum();
+            let regs = conflict_regs(s);
+            println!(
+                "/*{:04x}*/   {:<11} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
+                s * 8,
+                control(prog.ctrl.get(s).copied().unwrap_or(0), unscheduled),
+                c.executions,
+                c.dual,
+                conf,
+                stall_total(c),
+                prog.text(s as u32).trim_end_matches(';'),
+                stalls(c),
+                if conf > 0 && !regs.is_empty() {
+                    format!(" [banks: {regs}]")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        let mut hot: Vec<usize> = slots.clone();
+        hot.sort_by(|&a, &b| {
+            by_slot[b]
+                .executions
+                .cmp(&by_slot[a].executions)
+                .then(a.cmp(&b))
+        });
+        println!("\nhottest instructions (executions):");
+        for &s in hot.iter().take(args.top) {
+            println!(
+                "  /*{:04x}*/ {:>10}  {}",
+                s * 8,
+                by_slot[s].executions,
+                prog.text(s as u32).trim_end_matches(';')
+            );
+        }
+        let mut worst: Vec<usize> = slots.clone();
+        worst.sort_by(|&a, &b| {
+            stall_total(&by_slot[b])
+                .cmp(&stall_total(&by_slot[a]))
+                .then(a.cmp(&b))
+        });
+        println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
+        for &s in worst.iter().take(args.top) {
+            if stall_total(&by_slot[s]) == 0 {
+                break;
+            }
+            println!(
+                "  /*{:04x}*/ {:>10}  {:<46} {}",
+                s * 8,
+                stall_total(&by_slot[s]),
+                prog.text(s as u32).trim_end_matches(';'),
+                stalls(&by_slot[s])
+            );
+        }
+        let un: u64 = profile.unattributed.iter().sum();
+        if un > 0 {
+            println!("\n{un} scheduler-cycles without issue had no instruction waiting (no warp)");
+        }
+    }
+    if !checked {
+        bail!("the kernel's results are wrong: `keplersim run` shows which check fails");
+    }
+    Ok(())
+}
