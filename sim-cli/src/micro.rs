@@ -678,6 +678,52 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             ));
         }
     }
+    // A broadcast: every lane of a warp reads the same 8 bytes. The
+    // shared-memory pipeline moves 8 distinct bytes: one instruction a
+    // cycle if an instruction takes its bytes' share of a transaction's
+    // time (the model's reading), 1 / 1.317 = 0.76 if every transaction
+    // takes the whole. Tells the two readings apart on hardware.
+    {
+        let iters = 64u32;
+        let mut body = String::new();
+        for k in 0..16u32 {
+            let off = k * 8;
+            let addr = if off == 0 {
+                "a".to_string()
+            } else {
+                format!("a+{off:#x}")
+            };
+            body.push_str(&format!(
+                "        [0x20] LDS.64 R{}, [{addr}];\n",
+                (2 * k) % 32
+            ));
+        }
+        let tpl = s.template("lds_bandwidth.sass")?.replace(
+            ".rep 16\n        [0x20] {LDS} R{DST}, [a+{OFF}];\n.endr\n",
+            &body,
+        );
+        let src = fill(
+            &tpl,
+            &[
+                ("ITERS", iters.to_string()),
+                ("W", "0x0".into()),
+                ("USE", "NOP".into()),
+            ],
+        )?;
+        let dims = Dims {
+            grid: [1, 1, 1],
+            block: [512, 1, 1],
+            dynamic_shared: 0,
+        };
+        let c = s.run("lds_bandwidth.sass", &src, dims, 16, &[], &[iters])?;
+        let per_cycle = 16.0 * iters as f64 * 16.0 / c.span();
+        rows.push(Row::new(
+            "shared",
+            "LDS.64 broadcast (one word a warp)",
+            per_cycle,
+            "instr/clk/SM",
+        ));
+    }
     let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
     // `shared_cycles_per_transaction` was set from the LDS.64 figure.
     rows.push(Row::new("shared", "LDS.64 best", l64, "GB/s/SM").against(Kind::Fitted, 137.0, 0.05));

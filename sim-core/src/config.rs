@@ -179,6 +179,14 @@ timing_params! {
     /// pipeline, on average (fitted by the LDS.64 bandwidth, 137 GB/s per SM:
     /// 256 bytes per 1.317 cycles at 705 MHz).
     shared_cycles_per_transaction: f64 = 1.317, 1.0, 64.0;
+    /// Whether a lone transaction that moves fewer distinct bytes than a
+    /// whole one (a broadcast) takes only its share of a transaction's
+    /// time, at least `shared_min_cycles` (1), or always a whole
+    /// transaction's (0).
+    shared_cycles_by_bytes: u32 = 1, 0, 1;
+    /// The least time one shared-memory instruction occupies the pipeline,
+    /// cycles: the LSU takes one instruction a cycle.
+    shared_min_cycles: f64 = 1.0, 0.0, 64.0;
     /// Extra cycles each transaction of an instruction beyond its first costs
     /// (the replay of a split LDS.128 or a bank conflict; Fermi and Kepler
     /// replay the instruction through the LSU).

@@ -20,12 +20,24 @@ pub fn shared_transactions<A: Addr>(
     bank_bytes: u32,
     transaction_bytes: u32,
 ) -> u32 {
+    shared_transactions_with_bytes(addrs, mask, size, bank_bytes, transaction_bytes).0
+}
+
+/// [`shared_transactions`], and the distinct bytes the banks deliver (the
+/// distinct bank words, whole).
+pub fn shared_transactions_with_bytes<A: Addr>(
+    addrs: &[A; 32],
+    mask: u32,
+    size: u32,
+    bank_bytes: u32,
+    transaction_bytes: u32,
+) -> (u32, u64) {
     let shape = if mask == u32::MAX {
         Shape::of(&std::array::from_fn(|l| addrs[l].into() as u32 & M24))
     } else {
         Shape::Other
     };
-    transactions(shape, addrs, mask, size, bank_bytes, transaction_bytes)
+    transactions_with_bytes(shape, addrs, mask, size, bank_bytes, transaction_bytes)
 }
 
 /// [`shared_transactions`] with the addresses' [`Shape`] already found (by
@@ -38,8 +50,21 @@ pub fn transactions<A: Addr>(
     bank_bytes: u32,
     transaction_bytes: u32,
 ) -> u32 {
+    transactions_with_bytes(shape, addrs, mask, size, bank_bytes, transaction_bytes).0
+}
+
+/// [`transactions`], and the distinct bytes the banks deliver.
+#[inline]
+pub fn transactions_with_bytes<A: Addr>(
+    shape: Shape,
+    addrs: &[A; 32],
+    mask: u32,
+    size: u32,
+    bank_bytes: u32,
+    transaction_bytes: u32,
+) -> (u32, u64) {
     if mask == 0 {
-        return 0;
+        return (0, 0);
     }
     if mask == u32::MAX {
         if let Some(tx) = shape.transactions(size, bank_bytes, transaction_bytes) {
@@ -109,7 +134,12 @@ impl Shape {
     /// shape, or nothing when they must be counted lane by lane (`Other`,
     /// or a configuration whose bank words or access are not powers of two).
     #[inline]
-    fn transactions(self, size: u32, bank_bytes: u32, transaction_bytes: u32) -> Option<u32> {
+    fn transactions(
+        self,
+        size: u32,
+        bank_bytes: u32,
+        transaction_bytes: u32,
+    ) -> Option<(u32, u64)> {
         let bb = bank_bytes.max(1) as u64;
         if !(bb.is_power_of_two() && size.is_power_of_two()) {
             return None;
@@ -140,7 +170,10 @@ impl Shape {
                         (n * size as u64 + low) >> sh
                     };
                     let degree = distinct.div_ceil(32);
-                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
+                    return Some((
+                        degree.max(per_tb(distinct * bb)).max(1) as u32,
+                        distinct * bb,
+                    ));
                 }
                 // Each lane's words: the same count for every lane when the
                 // stride is whole bank words.
@@ -158,7 +191,7 @@ impl Shape {
                         // every that many lanes once.
                         let period = 32u64 >> dw.trailing_zeros().min(5);
                         let degree = n.div_ceil(period);
-                        return Some(degree.max(per_tb(n * bb)).max(1) as u32);
+                        return Some((degree.max(per_tb(n * bb)).max(1) as u32, n * bb));
                     }
                     let mut per_bank = [0u8; 32];
                     for l in 0..n {
@@ -168,7 +201,10 @@ impl Shape {
                     }
                     let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
                     let distinct = n * per_lane;
-                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
+                    return Some((
+                        degree.max(per_tb(distinct * bb)).max(1) as u32,
+                        distinct * bb,
+                    ));
                 }
                 None
             }
@@ -184,7 +220,10 @@ impl Shape {
                         (true, _) => (1, 1),
                         (false, same) => (2, 1 + same as u64),
                     };
-                    return Some(degree.max(per_tb(distinct * bb)).max(1) as u32);
+                    return Some((
+                        degree.max(per_tb(distinct * bb)).max(1) as u32,
+                        distinct * bb,
+                    ));
                 }
                 let mut per_bank = [0u8; 32];
                 let mut distinct = c0;
@@ -199,7 +238,10 @@ impl Shape {
                     }
                 }
                 let degree = per_bank.into_iter().max().unwrap_or(0) as u64;
-                Some(degree.max(per_tb(distinct * bb)).max(1) as u32)
+                Some((
+                    degree.max(per_tb(distinct * bb)).max(1) as u32,
+                    distinct * bb,
+                ))
             }
             Shape::Other => None,
         }
@@ -255,7 +297,7 @@ fn general<A: Addr>(
     size: u32,
     bank_bytes: u32,
     transaction_bytes: u32,
-) -> u32 {
+) -> (u32, u64) {
     let bb = bank_bytes.max(1) as u64;
     let chunks = (size as u64).div_ceil(bb).max(1);
     let tb = transaction_bytes.max(1) as u64;
@@ -308,7 +350,7 @@ fn general<A: Addr>(
     }
     let degree = per_bank.into_iter().max().unwrap_or(0);
     let bytes = distinct as u64 * bb;
-    degree.max(bytes.div_ceil(tb) as u32).max(1)
+    (degree.max(bytes.div_ceil(tb) as u32).max(1), bytes)
 }
 
 /// The distinct 128-byte lines a warp's global access touches, each with the
@@ -389,8 +431,10 @@ mod tests {
                     (size as u64, 0x200),
                 ] {
                     let a = seq(stride).map(|x| x + base);
+                    // The shapes' counts of transactions and distinct
+                    // bytes are the general count's.
                     assert_eq!(
-                        shared_transactions(&a, !0, size, bb, 256),
+                        shared_transactions_with_bytes(&a, !0, size, bb, 256),
                         general(&a, !0, size, bb, 256),
                         "size {size} bank {bb} stride {stride} base {base:#x}"
                     );

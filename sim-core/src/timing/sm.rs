@@ -37,7 +37,7 @@ use super::collector::conflict_degree;
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats, MAX_BLOCK_WARPS};
 use super::l2::{Memory, Path, Slots};
-use super::lsu::{global_lines, shared_transactions, transactions};
+use super::lsu::{global_lines, shared_transactions_with_bytes, transactions_with_bytes};
 use super::pipes::{Info, Latency, Pipe, Unit};
 
 /// A never-reached cycle.
@@ -1258,7 +1258,7 @@ impl Sm {
             let mut a32 = [0u32; 32];
             if let Some((mask, size, shape)) = exec_shared(op, w, &mut b.mem.shared, &mut a32) {
                 self.stats.warp_instructions += 1;
-                let tx = transactions(
+                let (tx, bytes) = transactions_with_bytes(
                     shape,
                     &a32,
                     mask,
@@ -1267,7 +1267,7 @@ impl Sm {
                     t.shared_transaction_bytes,
                 );
                 self.lsu.free = now + 1;
-                let ready = self.lsu.shared(now, tx, t, &mut self.stats);
+                let ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
                 shared_counts(&mut self.stats, op, mask, size, tx);
                 write_ready(&mut self.timing[wi], info, now, ready, t);
                 return Ok(());
@@ -1355,14 +1355,14 @@ impl Sm {
                     || window(SHARED_WINDOW)
                     || matches!(op.kind, Kind::Shfl { .. })
                 {
-                    let tx = shared_transactions(
+                    let (tx, bytes) = shared_transactions_with_bytes(
                         &addrs,
                         mask,
                         size,
                         t.shared_bank_bytes,
                         t.shared_transaction_bytes,
                     );
-                    ready = self.lsu.shared(now, tx, t, &mut self.stats);
+                    ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
                     if !matches!(op.kind, Kind::Shfl { .. }) {
                         shared_counts(&mut self.stats, op, mask, size, tx);
                     }
@@ -1513,14 +1513,26 @@ impl Lsu {
         }
     }
 
-    /// Times `tx` transactions through the shared-memory pipeline from `now`;
-    /// returns when the data are ready.
+    /// Times `tx` transactions, moving `bytes` distinct bytes, through the
+    /// shared-memory pipeline from `now`; returns when the data are ready.
+    /// A lone transaction that moves less than a whole one takes its share
+    /// of a transaction's time, but at least `shared_min_cycles` (with
+    /// `shared_cycles_by_bytes`).
     #[inline]
-    fn shared(&mut self, now: u64, tx: u32, t: &Timing, stats: &mut Stats) -> u64 {
+    fn shared(&mut self, now: u64, tx: u32, bytes: u64, t: &Timing, stats: &mut Stats) -> u64 {
         let start = (now as f64).max(self.shared_time);
-        let (busy, extra) = match self.times.get(tx as usize) {
-            Some(&x) => x,
-            None => pipeline_time(tx, t),
+        let (busy, extra) = if tx == 1 && t.shared_cycles_by_bytes == 1 {
+            let share = bytes as f64 / t.shared_transaction_bytes.max(1) as f64;
+            (
+                (t.shared_cycles_per_transaction * share)
+                    .clamp(t.shared_min_cycles, t.shared_cycles_per_transaction),
+                0,
+            )
+        } else {
+            match self.times.get(tx as usize) {
+                Some(&x) => x,
+                None => pipeline_time(tx, t),
+            }
         };
         self.shared_time = start + busy;
         // (`as` truncates: the floor of a cycle count.)
