@@ -4,6 +4,7 @@
 //! it decides what a workload is, they only ask for it.
 
 pub mod golden;
+pub mod study;
 pub mod workload;
 
 /// Why a workload could not be loaded, run or compared.
