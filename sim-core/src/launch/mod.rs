@@ -698,6 +698,7 @@ pub fn eval(e: &str, vars: &BTreeMap<String, i64>) -> Result<i64, String> {
         toks: &toks,
         i: 0,
         vars,
+        depth: 0,
     };
     let v = p.expr()?;
     if p.i != toks.len() {
@@ -730,10 +731,16 @@ fn tokenize(e: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The deepest nesting of parentheses, `min`/`max` and unary minus an
+/// expression may have.
+const MAX_DEPTH: u32 = 64;
+
 struct Parser<'a> {
     toks: &'a [String],
     i: usize,
     vars: &'a BTreeMap<String, i64>,
+    /// Nesting so far.
+    depth: u32,
 }
 
 impl Parser<'_> {
@@ -770,8 +777,8 @@ impl Parser<'_> {
             v = match op.as_str() {
                 "*" => v.checked_mul(r).ok_or("overflow")?,
                 _ if r == 0 => return Err("division by zero".into()),
-                "/" => v / r,
-                _ => v % r,
+                "/" => v.checked_div(r).ok_or("overflow")?,
+                _ => v.checked_rem(r).ok_or("overflow")?,
             };
         }
         Ok(v)
@@ -779,15 +786,29 @@ impl Parser<'_> {
     fn unary(&mut self) -> Result<i64, String> {
         if self.peek() == Some("-") {
             self.i += 1;
-            return Ok(-self.unary()?);
+            self.deeper()?;
+            let v = self.unary()?.checked_neg().ok_or("overflow")?;
+            self.depth -= 1;
+            return Ok(v);
         }
         self.atom()
+    }
+    /// Counts one more level of nesting, refusing more than [`MAX_DEPTH`]
+    /// (the parser recurses; a deep enough text would overflow the stack).
+    fn deeper(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("nested more than {MAX_DEPTH} deep"));
+        }
+        Ok(())
     }
     fn atom(&mut self) -> Result<i64, String> {
         let t = self.peek().ok_or("unexpected end")?.to_string();
         self.i += 1;
         if t == "(" {
+            self.deeper()?;
             let v = self.expr()?;
+            self.depth -= 1;
             if self.peek() != Some(")") {
                 return Err("missing `)`".into());
             }
@@ -799,6 +820,7 @@ impl Parser<'_> {
                 return Err(format!("`{t}` needs (a, b)"));
             }
             self.i += 1;
+            self.deeper()?;
             let a = self.expr()?;
             if self.peek() != Some(",") {
                 return Err(format!("`{t}` needs two arguments"));
@@ -809,6 +831,7 @@ impl Parser<'_> {
                 return Err("missing `)`".into());
             }
             self.i += 1;
+            self.depth -= 1;
             return Ok(if t == "min" { a.min(b) } else { a.max(b) });
         }
         if let Some(h) = t.strip_prefix("0x") {
@@ -837,6 +860,21 @@ mod tests {
         assert_eq!(eval("max(n % 7, 3)", &v), Ok(6));
         assert!(eval("m", &v).unwrap_err().contains("unknown variable `m`"));
         assert!(eval("n / 0", &v).is_err());
+        let min = "(0 - 9223372036854775807 - 1)";
+        for e in [
+            format!("{min} / (0 - 1)"),
+            format!("{min} % (0 - 1)"),
+            format!("-{min}"),
+        ] {
+            assert_eq!(eval(&e, &v), Err("overflow".to_string()), "{e}");
+        }
+        let deep = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+        assert!(eval(&deep, &v).unwrap_err().contains("nested more than 64"));
+        assert!(eval(&format!("{}1", "-".repeat(1000)), &v).is_err());
+        assert_eq!(
+            eval(&format!("{}1{}", "(".repeat(60), ")".repeat(60)), &v),
+            Ok(1)
+        );
     }
 
     #[test]
