@@ -189,11 +189,7 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
         // Each SM's events come in cycle order (an SM reports the stalls of
         // the cycles it skipped when it next ticks, after other SMs' events
         // of those cycles, so the order holds SM by SM).
-        let at = |e: &Event| match *e {
-            Event::Issue { cycle, sm, .. }
-            | Event::Stall { cycle, sm, .. }
-            | Event::BlockDone { cycle, sm, .. } => (sm, cycle),
-        };
+        let at = |e: &Event| (e.sm(), e.cycle());
         let mut last = std::collections::HashMap::new();
         for e in &heard.0 {
             let (sm, cycle) = at(e);

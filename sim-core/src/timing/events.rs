@@ -5,7 +5,7 @@
 
 /// Why a scheduler issued nothing in a cycle (the reason of the first warp it
 /// looked at, as nvprof attributes stalls).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Stall {
     /// Waiting out a control code's stall count (`stall_exec_dependency` for
@@ -55,8 +55,9 @@ pub const MAX_SCHEDULERS: usize = 4;
 /// The most warps a block has (1024 threads), for per-warp counters.
 pub const MAX_BLOCK_WARPS: usize = 32;
 
-/// One thing that happened in a cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One thing that happened in a cycle. Warps are named by their block's
+/// slot on the SM (`slot`) and their index in the block (`warp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     /// A scheduler issued an instruction (and its pair when `dual`), whose
     /// register bank conflict had degree `conflict` (0: none).
@@ -64,6 +65,7 @@ pub enum Event {
         cycle: u64,
         sm: u32,
         sched: u8,
+        slot: u8,
         warp: u8,
         pc: u32,
         dual: bool,
@@ -80,6 +82,15 @@ pub enum Event {
         pc: u32,
         cycles: u64,
     },
+    /// Block `block` (its coordinates in the grid) started in block slot
+    /// `slot` of an SM, with `warps` warps; its warps may issue from `cycle`.
+    BlockStart {
+        cycle: u64,
+        sm: u32,
+        slot: u8,
+        block: [u32; 3],
+        warps: u8,
+    },
     /// Block `block` (its coordinates in the grid) finished on an SM: one
     /// event per block, however many finish in the same cycle.
     BlockDone {
@@ -87,6 +98,78 @@ pub enum Event {
         sm: u32,
         block: [u32; 3],
     },
+    /// A warp issued a barrier (`BAR.SYNC`) and waits at it.
+    BarrierArrive {
+        cycle: u64,
+        sm: u32,
+        slot: u8,
+        warp: u8,
+        pc: u32,
+    },
+    /// The barrier of the block in `slot` released: its waiting warps may
+    /// issue from the next cycle.
+    BarrierRelease { cycle: u64, sm: u32, slot: u8 },
+    /// A shared-memory access (or shuffle) went through the SM's shared
+    /// pipeline: `transactions` transactions, its data ready at `ready`.
+    Shared {
+        cycle: u64,
+        sm: u32,
+        sched: u8,
+        slot: u8,
+        warp: u8,
+        pc: u32,
+        transactions: u32,
+        ready: u64,
+    },
+    /// A global access left the LSU as `lines` 128-byte requests of
+    /// `sectors` 32-byte sectors in all: `cache_hits` lines found in the
+    /// read-only cache, `l2_hits` and `l2_misses` (from DRAM) of the rest;
+    /// a load's data are all back at `ready` (a store's: when issued).
+    Global {
+        cycle: u64,
+        sm: u32,
+        sched: u8,
+        slot: u8,
+        warp: u8,
+        pc: u32,
+        store: bool,
+        lines: u8,
+        sectors: u16,
+        cache_hits: u8,
+        l2_hits: u8,
+        l2_misses: u8,
+        ready: u64,
+    },
+}
+
+impl Event {
+    /// The cycle the event happened in (a stall's first).
+    pub fn cycle(&self) -> u64 {
+        match *self {
+            Event::Issue { cycle, .. }
+            | Event::Stall { cycle, .. }
+            | Event::BlockStart { cycle, .. }
+            | Event::BlockDone { cycle, .. }
+            | Event::BarrierArrive { cycle, .. }
+            | Event::BarrierRelease { cycle, .. }
+            | Event::Shared { cycle, .. }
+            | Event::Global { cycle, .. } => cycle,
+        }
+    }
+
+    /// The SM the event happened on.
+    pub fn sm(&self) -> u32 {
+        match *self {
+            Event::Issue { sm, .. }
+            | Event::Stall { sm, .. }
+            | Event::BlockStart { sm, .. }
+            | Event::BlockDone { sm, .. }
+            | Event::BarrierArrive { sm, .. }
+            | Event::BarrierRelease { sm, .. }
+            | Event::Shared { sm, .. }
+            | Event::Global { sm, .. } => sm,
+        }
+    }
 }
 
 /// Receives the model's events.

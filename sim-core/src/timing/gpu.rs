@@ -175,7 +175,7 @@ pub fn run_timed<O: Observer>(
             if next == total {
                 break 'fill;
             }
-            if sm.start(block_at(next), tpb, 0) {
+            if sm.start(block_at(next), tpb, 0, obs) {
                 next += 1;
                 placed = true;
             }
@@ -202,7 +202,7 @@ pub fn run_timed<O: Observer>(
                     }
                     finished.clear();
                     sm.tick(now, &launch, global, &mut mem, obs, &mut finished, ANY)?;
-                    grid.ran(i, sm, now, &finished, &block_at, tpb);
+                    grid.ran(i, sm, now, &finished, &block_at, tpb, obs);
                 }
                 if grid.done == total {
                     break;
@@ -249,7 +249,7 @@ pub fn run_timed<O: Observer>(
                                 grid.busy[i] = r.quiet + 1;
                             }
                             if r.finished != NEVER {
-                                grid.ran(i, sm, r.finished, &finished, &block_at, tpb);
+                                grid.ran(i, sm, r.finished, &finished, &block_at, tpb, obs);
                             } else {
                                 break;
                             }
@@ -298,7 +298,8 @@ impl Grid {
     /// take the grid's next blocks (`block_at` places them; `tpb` threads
     /// each).
     #[inline]
-    fn ran(
+    #[allow(clippy::too_many_arguments)]
+    fn ran<O: Observer>(
         &mut self,
         i: usize,
         sm: &mut Sm,
@@ -306,13 +307,14 @@ impl Grid {
         finished: &[[u32; 3]],
         block_at: &impl Fn(u64) -> [u32; 3],
         tpb: u32,
+        obs: &mut O,
     ) {
         if !finished.is_empty() {
             self.done += finished.len() as u64;
             self.end = self.end.max(t);
         }
         for _ in 0..finished.len() {
-            if self.next < self.total && sm.start(block_at(self.next), tpb, t + 1) {
+            if self.next < self.total && sm.start(block_at(self.next), tpb, t + 1, obs) {
                 self.next += 1;
             }
         }

@@ -84,7 +84,7 @@ impl Observer for Profile {
                 Some(c) => c.stall[why as usize] += cycles,
                 None => self.unattributed[why as usize] += cycles,
             },
-            Event::BlockDone { .. } => {}
+            _ => {}
         }
     }
 }

@@ -377,7 +377,13 @@ impl Sm {
     }
 
     /// Starts block `idx` in a free slot at cycle `now`; false when none is free.
-    pub fn start(&mut self, idx: [u32; 3], threads: u32, now: u64) -> bool {
+    pub fn start<O: Observer>(
+        &mut self,
+        idx: [u32; 3],
+        threads: u32,
+        now: u64,
+        obs: &mut O,
+    ) -> bool {
         let Some(s) = self.blocks.iter().position(|b| !b.live) else {
             return false;
         };
@@ -403,6 +409,15 @@ impl Sm {
         }
         self.rebuild();
         self.wake = self.wake.min(now);
+        if O::ACTIVE {
+            obs.event(Event::BlockStart {
+                cycle: now,
+                sm: self.id,
+                slot: s as u8,
+                block: idx,
+                warps: b_warps(threads) as u8,
+            });
+        }
         true
     }
 
@@ -684,6 +699,13 @@ impl Sm {
             let range = warps_at(bi, self.wpb);
             if release_barriers(&mut self.warps[range.clone()]) {
                 self.stats.barrier_releases += 1;
+                if O::ACTIVE {
+                    obs.event(Event::BarrierRelease {
+                        cycle: now,
+                        sm: self.id,
+                        slot: bi as u8,
+                    });
+                }
                 for (k, (w, tm)) in self.warps[range.clone()]
                     .iter()
                     .zip(&mut self.timing[range])
@@ -1045,7 +1067,7 @@ impl Sm {
     ) -> Result<(u64, bool), SimError> {
         let t = &l.config.timing;
         let pc = self.warps[wi].pc;
-        self.one(s, bi, wi, now, l, global, mem)?;
+        self.one(s, bi, wi, now, l, global, mem, obs)?;
         // `one` ran it, so the slot exists.
         let first = &l.infos[pc as usize];
         let mut last = first;
@@ -1062,7 +1084,7 @@ impl Sm {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
                         self.group_taken[s / 2 % 2] = now;
                     }
-                    self.one(s, bi, wi, now, l, global, mem)?;
+                    self.one(s, bi, wi, now, l, global, mem, obs)?;
                     last = second;
                     dual = true;
                 }
@@ -1119,6 +1141,7 @@ impl Sm {
                 cycle: now,
                 sm: self.id,
                 sched: s as u8,
+                slot: bi as u8,
                 warp: (wi - bi * self.wpb) as u8,
                 pc,
                 dual,
@@ -1132,6 +1155,15 @@ impl Sm {
         }
         if matches!(w.state, WarpState::Barrier { .. }) {
             self.timing[wi].bar_since = now;
+            if O::ACTIVE {
+                obs.event(Event::BarrierArrive {
+                    cycle: now,
+                    sm: self.id,
+                    slot: bi as u8,
+                    warp: (wi - bi * self.wpb) as u8,
+                    pc: if dual { next_slot(pc) } else { pc },
+                });
+            }
         }
         if matches!(w.state, WarpState::Barrier { .. } | WarpState::Done) {
             // A barrier may release: checked next cycle.
@@ -1180,7 +1212,8 @@ impl Sm {
 
     /// Executes one instruction of warp `wi` (of block slot `bi`) and times it.
     #[allow(clippy::too_many_arguments)]
-    fn one(
+    #[allow(clippy::too_many_arguments)]
+    fn one<O: Observer>(
         &mut self,
         s: usize,
         bi: usize,
@@ -1189,6 +1222,7 @@ impl Sm {
         l: &Launch,
         global: &mut GlobalMem,
         mem: &mut Memory,
+        obs: &mut O,
     ) -> Result<(), SimError> {
         let t = &l.config.timing;
         let prog = l.prog;
@@ -1270,6 +1304,18 @@ impl Sm {
                 let ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
                 shared_counts(&mut self.stats, op, mask, size, tx);
                 write_ready(&mut self.timing[wi], info, now, ready, t);
+                if O::ACTIVE {
+                    obs.event(Event::Shared {
+                        cycle: now,
+                        sm,
+                        sched: s as u8,
+                        slot: bi as u8,
+                        warp: (wi - bi * self.wpb) as u8,
+                        pc,
+                        transactions: tx,
+                        ready,
+                    });
+                }
                 return Ok(());
             }
         }
@@ -1366,6 +1412,18 @@ impl Sm {
                     if !matches!(op.kind, Kind::Shfl { .. }) {
                         shared_counts(&mut self.stats, op, mask, size, tx);
                     }
+                    if O::ACTIVE {
+                        obs.event(Event::Shared {
+                            cycle: now,
+                            sm,
+                            sched: s as u8,
+                            slot: bi as u8,
+                            warp: (wi - bi * self.wpb) as u8,
+                            pc,
+                            transactions: tx,
+                            ready,
+                        });
+                    }
                 } else if space == Space::Local || window(LOCAL_WINDOW) {
                     // Local memory lives in L1: shared memory's latency.
                     let mut lines = [(0u64, 0u32); 64];
@@ -1402,6 +1460,8 @@ impl Sm {
                     } else {
                         &mut self.ld_slots
                     };
+                    // Counters before, to tell the observer the lines' outcomes.
+                    let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
                     for &(line, sectors) in &lines[..n] {
                         if path == Path::ReadOnly && self.rocache.lookup(line) {
                             self.stats.ldg_cache_hits += 1;
@@ -1411,6 +1471,25 @@ impl Sm {
                         } else {
                             ready = ready.max(mem.read(now, line, sectors, path, slots));
                         }
+                    }
+                    if O::ACTIVE {
+                        let cache_hits = self.stats.ldg_cache_hits - cache0;
+                        let l2_hits = mem.stats.l2_hits - l2_0;
+                        obs.event(Event::Global {
+                            cycle: now,
+                            sm,
+                            sched: s as u8,
+                            slot: bi as u8,
+                            warp: (wi - bi * self.wpb) as u8,
+                            pc,
+                            store,
+                            lines: n as u8,
+                            sectors: sectors.min(u16::MAX as u64) as u16,
+                            cache_hits: cache_hits as u8,
+                            l2_hits: l2_hits as u8,
+                            l2_misses: (n as u64 - cache_hits - l2_hits) as u8,
+                            ready,
+                        });
                     }
                 }
             } else if matches!(op.kind, Kind::Shfl { .. }) {
