@@ -124,7 +124,7 @@ pub const GRAIN: u32 = 256;
 /// Builds `v` from `traces/kernels/sgemm_tiled.cu` under `root` with NVRTC,
 /// runs it timed at `size` on `config`, checks C and works out its row.
 pub fn run_one(root: &Path, v: Variant, size: u32, config: &Config) -> Result<Row, Error> {
-    if size == 0 || size % GRAIN != 0 {
+    if size == 0 || !size.is_multiple_of(GRAIN) {
         return Err(Error::Run(format!(
             "study size {size}: a positive multiple of {GRAIN}"
         )));
