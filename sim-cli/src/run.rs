@@ -534,21 +534,22 @@ fn report(
         );
     }
     schedulers(t, config, line);
-    if st.interlocks > 0 {
-        line(
-            "interlock",
+    let held = st.stall[sim_core::timing::events::Stall::Interlock as usize];
+    line(
+        "interlock",
+        if st.interlocks == 0 {
+            "none: no instruction read an ALU result sooner than its latency".to_string()
+        } else {
             format!(
-                "{} instructions read an ALU result sooner than its latency (control codes too short) and were held back {} cycles each by the hardware's interlock: {} scheduler-cycles without issue",
-                st.interlocks,
-                config.timing.interlock_cycles,
-                st.stall[sim_core::timing::events::Stall::Interlock as usize]
-            ),
-            json!({
-                "instructions": st.interlocks, "cycles_each": config.timing.interlock_cycles,
-                "stall_cycles": st.stall[sim_core::timing::events::Stall::Interlock as usize],
-            }),
-        );
-    }
+                "{} instructions read an ALU result sooner than its latency (control codes too short) and were held back {} cycles each by the hardware's interlock: {held} scheduler-cycles without issue",
+                st.interlocks, config.timing.interlock_cycles,
+            )
+        },
+        json!({
+            "instructions": st.interlocks, "cycles_each": config.timing.interlock_cycles,
+            "stall_cycles": held,
+        }),
+    );
     if st.hazards > 0 {
         let mut text = Vec::new();
         if st.hazards > 0 {
