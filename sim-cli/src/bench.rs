@@ -78,6 +78,22 @@ pub enum BenchCmd {
         #[arg(long)]
         check: bool,
     },
+    /// The tiled-SGEMM profiling study on the simulated K20m: sgemm_tiled.cu
+    /// built with NVRTC for values per thread 1 to 64 and blocks of 64, 256
+    /// and 512 threads, each run and checked, with the study's metrics and
+    /// its observations marked as holding or not.
+    Study {
+        /// m = n = k (a multiple of 256).
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        /// The machine configuration (default: the K20m, as
+        /// `configs/k20m.ron`).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Also write the rows and findings as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 /// Runs a benchmark.
@@ -108,6 +124,9 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             fast,
             check,
         } => micro(config.as_deref(), json.as_deref(), fast, check),
+        BenchCmd::Study { size, config, json } => {
+            crate::study::run(size, config.as_deref(), json.as_deref())
+        }
     }
 }
 

@@ -15,6 +15,7 @@ mod micro;
 mod profile;
 mod run;
 mod sgemm;
+mod study;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
 #[derive(Parser)]
