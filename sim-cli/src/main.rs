@@ -50,7 +50,7 @@ enum Cmd {
     },
     /// Run a kernel (a cubin, or CUDA C compiled on the fly) as its launch file
     /// says, and check its outputs.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Run every kernel with a golden timing report (traces/golden) and
     /// compare; `--bless` takes a deliberate change of the model.
     Golden(golden::GoldenArgs),
@@ -242,7 +242,7 @@ fn main() -> ExitCode {
             summary,
             no_reuse,
         } => check(&file, kernel.as_deref(), strict, summary, no_reuse),
-        Cmd::Run(args) => run::run(args),
+        Cmd::Run(args) => run::run(*args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Golden(args) => golden::run(args),
         Cmd::Profile(args) => profile::run(args),
