@@ -59,6 +59,10 @@ pub enum BenchCmd {
         /// Also write the rows as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also plot the ladder (percent of peak by step, beside the band of
+        /// the paper's gains) as SVG here.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
@@ -93,6 +97,10 @@ pub enum BenchCmd {
         /// Also write the rows and findings as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also plot GFlop/s and achieved occupancy against values per
+        /// thread, a line per block size, as SVG here.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -111,12 +119,14 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             config,
             jobs,
             json,
+            plot,
         } => crate::ladder::run(
             &workspace().join("traces/sgemm"),
             &sizes,
             config.as_deref(),
             jobs,
             json.as_ref(),
+            plot.as_deref(),
         ),
         BenchCmd::Micro {
             config,
@@ -124,9 +134,12 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             fast,
             check,
         } => micro(config.as_deref(), json.as_deref(), fast, check),
-        BenchCmd::Study { size, config, json } => {
-            crate::study::run(size, config.as_deref(), json.as_deref())
-        }
+        BenchCmd::Study {
+            size,
+            config,
+            json,
+            plot,
+        } => crate::study::run(size, config.as_deref(), json.as_deref(), plot.as_deref()),
     }
 }
 

@@ -21,6 +21,18 @@ pub const KERNELS: [(&str, &str); 6] = [
     ("8x8, +Dual (sgemm8x8.cubin)", "sgemm8x8.cubin"),
 ];
 
+/// The paper's measured gain of each step over the one before, on a K20m
+/// (low and high; +Reg's is given as about 10%).
+pub const PAPER: [(&str, f64, f64); 4] = [
+    ("+Reg", 0.10, 0.10),
+    ("+LD128", 0.27, 0.35),
+    ("+LDG128", 0.05, 0.12),
+    ("+Dual", 0.84, 1.06),
+];
+
+/// The paper's gain from the baseline to +Dual, all steps together.
+pub const PAPER_ALL: f64 = 2.6;
+
 /// One simulated run.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Row {
@@ -84,6 +96,7 @@ pub fn run(
     config_path: Option<&Path>,
     jobs: usize,
     json: Option<&PathBuf>,
+    plot: Option<&Path>,
 ) -> Result<()> {
     let config = crate::run::load_config(config_path)?;
     let mut work: Vec<(usize, usize)> = Vec::new();
@@ -148,6 +161,48 @@ pub fn run(
         config.chip.sms,
         config_path.map_or("configs/k20m.ron".into(), |p| p.display().to_string())
     );
+    // Each step's gain over the one before, beside the paper's.
+    let gflops = |ki: usize, n: i64| find(KERNELS[ki].0, n).map(|r| r.gflops);
+    let mut head = "\n| step | paper (K20m) |".to_string();
+    let mut rule = "|---|---|".to_string();
+    for n in sizes {
+        head += &format!(" model, {n} |");
+        rule += "---|";
+    }
+    println!("{head}\n{rule}");
+    for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
+        let paper = if lo == hi {
+            format!("about {:.0}%", lo * 100.0)
+        } else {
+            format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0)
+        };
+        let mut line = format!("| {step} | {paper} |");
+        for &n in sizes {
+            match (gflops(i, n), gflops(i + 1, n)) {
+                (Some(a), Some(b)) => line += &format!(" {:+.1}% |", (b / a - 1.0) * 100.0),
+                _ => line += " - |",
+            }
+        }
+        println!("{line}");
+    }
+    let mut line = format!("| all, baseline to +Dual | {PAPER_ALL:.1}x |");
+    for &n in sizes {
+        match (gflops(0, n), gflops(PAPER.len(), n)) {
+            (Some(a), Some(b)) => line += &format!(" {:.2}x |", b / a),
+            _ => line += " - |",
+        }
+    }
+    println!("{line}");
+    if let Some(p) = plot {
+        let steps: Vec<&str> = ["baseline"]
+            .into_iter()
+            .chain(PAPER.iter().map(|p| p.0))
+            .collect();
+        let percent = |i: usize, n: i64| find(KERNELS[i].0, n).map(|r| r.percent_of_peak);
+        let paper: Vec<(f64, f64)> = PAPER.iter().map(|p| (p.1, p.2)).collect();
+        crate::plot::ladder(p, &steps, sizes, &percent, &paper)?;
+        println!("plotted {}", p.display());
+    }
     if let Some(p) = json {
         let text = serde_json::to_string_pretty(&rows)?;
         std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;

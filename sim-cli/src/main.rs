@@ -12,6 +12,7 @@ mod golden;
 mod isa;
 mod ladder;
 mod micro;
+mod plot;
 mod profile;
 mod run;
 mod sgemm;

@@ -10,7 +10,12 @@ use sim_kernels::study;
 
 /// Runs the sweep at `size` on the configuration at `config` (default: the
 /// K20m) and prints it; `json` also writes the rows and findings.
-pub fn run(size: u32, config: Option<&Path>, json: Option<&Path>) -> Result<()> {
+pub fn run(
+    size: u32,
+    config: Option<&Path>,
+    json: Option<&Path>,
+    plot: Option<&Path>,
+) -> Result<()> {
     if size == 0 || !size.is_multiple_of(study::GRAIN) {
         bail!("--size {size}: a positive multiple of {}", study::GRAIN);
     }
@@ -66,6 +71,21 @@ pub fn run(size: u32, config: Option<&Path>, json: Option<&Path>) -> Result<()> 
         let v = serde_json::json!({ "size": size, "rows": rows, "findings": findings });
         std::fs::write(p, serde_json::to_string_pretty(&v)?)
             .map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = plot {
+        let points: Vec<(u32, u32, f64, f64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.threads_per_block,
+                    r.values_per_thread,
+                    r.gflops,
+                    r.achieved_occupancy,
+                )
+            })
+            .collect();
+        crate::plot::study(p, &points)?;
+        println!("plotted {}", p.display());
     }
     if rows.iter().any(|r| !r.passed) {
         bail!("a variant computed a wrong C");
