@@ -12,11 +12,14 @@ mod golden;
 mod isa;
 mod ladder;
 mod micro;
+mod perfetto;
 mod plot;
 mod profile;
 mod run;
 mod sgemm;
 mod study;
+mod trace;
+mod view;
 
 /// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
 #[derive(Parser)]
@@ -24,6 +27,10 @@ mod study;
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Log the program's phases and their timings to stderr (-v: info,
+    /// -vv: debug); RUST_LOG overrides (`RUST_LOG=keplersim=debug`).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 #[derive(Subcommand)]
@@ -59,6 +66,9 @@ enum Cmd {
     /// executions, dual pairs, bank conflicts, stall cycles by reason, the
     /// control byte decoded; then the hottest instructions and worst stalls.
     Profile(profile::ProfileArgs),
+    /// The pipeline viewer: step through a trace recorded by `run --trace`
+    /// cycle by cycle (schedulers, warps, SASS, units); docs/viewer.md.
+    View(view::ViewArgs),
     /// Measure the simulator's own speed.
     Bench {
         #[command(subcommand)]
@@ -229,9 +239,27 @@ fn quiet_on_closed_output() {
     }
 }
 
+/// Sends the program's `tracing` logs to stderr: warnings and errors, or
+/// more with `-v`; `RUST_LOG` (an `EnvFilter`) overrides.
+fn logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
 fn main() -> ExitCode {
     quiet_on_closed_output();
     let cli = Cli::parse();
+    logging(cli.verbose);
     let r: Result<()> = match cli.cmd {
         Cmd::Isa { cmd } => isa::run(cmd),
         Cmd::Compile(args) => compile::run(args),
@@ -247,6 +275,7 @@ fn main() -> ExitCode {
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Golden(args) => golden::run(args),
         Cmd::Profile(args) => profile::run(args),
+        Cmd::View(args) => view::command(args),
         Cmd::Disasm {
             file,
             control,

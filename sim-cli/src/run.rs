@@ -80,6 +80,9 @@ pub struct RunArgs {
     /// Min, Max, Avg); the checks' results go to stderr.
     #[arg(long, requires = "metrics")]
     pub csv: bool,
+    /// Recording the run for the pipeline viewer and Perfetto.
+    #[command(flatten)]
+    pub trace: crate::trace::TraceArgs,
 }
 
 /// The metrics `--metrics` asks for, checked against the names the model
@@ -122,6 +125,7 @@ pub enum Order {
 
 /// Runs `keplersim run`; fails (non-zero exit) when a check fails.
 pub fn run(args: RunArgs) -> Result<()> {
+    let started = std::time::Instant::now();
     let named_launch = args
         .file
         .as_ref()
@@ -185,6 +189,17 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         config.chip.sms = n;
     }
+    tracing::info!(
+        "load: {} and {} in {:.3} s",
+        launch_path.display(),
+        file.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut recording = args.trace.start(&cubin, &r, &config, &file)?;
+    if recording.is_some() && (args.functional || order != BlockOrder::Natural) {
+        bail!("--trace, --view and --perfetto need a timed run: drop --functional and --order");
+    }
+    let running = std::time::Instant::now();
     let mode = if args.functional || order != BlockOrder::Natural {
         launch::Mode::Functional(order)
     } else if args.lockstep {
@@ -192,7 +207,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     } else {
         launch::Mode::Timed(Stepping::Turns)
     };
-    let out = launch::execute_as(&cubin, &r, mode, &config, &read).map_err(|e| match e {
+    let out = match recording.as_mut() {
+        Some(rec) => launch::execute_observed(&cubin, &r, mode, &config, &read, &mut rec.writer),
+        None => launch::execute_as(&cubin, &r, mode, &config, &read),
+    }
+    .map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
         launch::RunError::Launch(e) => anyhow!("{}: {e}", launch_path.display()),
         e => anyhow!("{}: {e}", file.display()),
@@ -207,6 +226,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     }
     let secs = out.sim_time.as_secs_f64();
+    let total = running.elapsed().as_secs_f64();
+    tracing::info!(
+        "run: {secs:.3} s simulating; lower, buffers and check: {:.3} s",
+        total - secs
+    );
     let mut json = serde_json::Map::new();
     let quiet = args.json || args.csv;
     let mut line = |key: &str, text: String, value: serde_json::Value| {
@@ -328,6 +352,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::Value::Object(json));
     }
+    if let Some(rec) = recording {
+        rec.finish(&args.trace, args.json || args.csv)?;
+    }
+    tracing::info!("done in {:.3} s", started.elapsed().as_secs_f64());
     if failed > 0 {
         bail!("{failed} of {} checks failed", r.checks.len());
     }

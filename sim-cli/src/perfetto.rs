@@ -1,0 +1,189 @@
+//! The Perfetto / Chrome export of a trace (`--perfetto FILE.json`): Chrome's
+//! trace-event JSON, which ui.perfetto.dev and chrome://tracing open. Each SM
+//! is a process; its warp schedulers are threads 0..3, with every issue a
+//! one-cycle slice named by its instruction and every stall a slice named by
+//! its reason; each warp is a thread (1000 + 64 × block slot + warp) with its
+//! issues and its barrier waits as slices. One cycle is one microsecond on
+//! the time axis.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use sim_core::timing::Event;
+
+use crate::trace::Trace;
+use crate::view::stall_name;
+
+/// A warp (its index in its block) at a barrier since a cycle, at a pc.
+type Arrival = (u8, u64, u32);
+
+/// The thread id of warp `warp` of block slot `slot`.
+pub fn warp_tid(slot: u8, warp: u8) -> u64 {
+    1000 + 64 * slot as u64 + warp as u64
+}
+
+/// The trace's events as Chrome trace events.
+pub fn events(trace: &Trace) -> Vec<Value> {
+    let h = &trace.header;
+    let text = |pc: u32| {
+        h.listing
+            .get(pc as usize)
+            .map_or("?".to_string(), |l| l.text.clone())
+    };
+    let mut out = Vec::new();
+    let mut named: HashMap<(u32, u64), ()> = HashMap::new();
+    let mut name = |out: &mut Vec<Value>, sm: u32, tid: u64, what: String| {
+        if named.insert((sm, tid), ()).is_none() {
+            if tid == u64::MAX {
+                out.push(json!({"ph": "M", "name": "process_name", "pid": sm,
+                    "args": {"name": format!("SM {sm}")}}));
+            } else {
+                out.push(
+                    json!({"ph": "M", "name": "thread_name", "pid": sm, "tid": tid,
+                    "args": {"name": what}}),
+                );
+                out.push(
+                    json!({"ph": "M", "name": "thread_sort_index", "pid": sm, "tid": tid,
+                    "args": {"sort_index": tid}}),
+                );
+            }
+        }
+    };
+    // Barrier arrivals waiting for their release, by (SM, block slot).
+    let mut waiting: HashMap<(u32, u8), Vec<Arrival>> = HashMap::new();
+    for e in &trace.events {
+        let sm = e.sm();
+        name(&mut out, sm, u64::MAX, String::new());
+        match *e {
+            Event::Issue {
+                cycle,
+                sched,
+                slot,
+                warp,
+                pc,
+                dual,
+                conflict,
+                ..
+            } => {
+                let mut label = text(pc);
+                if dual {
+                    label = format!("{label} ‖ {}", text(sim_core::exec::next_slot(pc)));
+                }
+                let args = json!({"warp": format!("{slot}.{warp}"), "pc": format!("{:#06x}", pc * 8),
+                    "dual": dual, "bank_conflict": conflict});
+                name(&mut out, sm, sched as u64, format!("scheduler {sched}"));
+                out.push(json!({"ph": "X", "cat": "issue", "name": label, "pid": sm,
+                    "tid": sched, "ts": cycle, "dur": 1, "args": args}));
+                let tid = warp_tid(slot, warp);
+                name(&mut out, sm, tid, format!("warp {slot}.{warp}"));
+                out.push(json!({"ph": "X", "cat": "warp", "name": label, "pid": sm,
+                    "tid": tid, "ts": cycle, "dur": 1, "args": args}));
+            }
+            Event::Stall {
+                cycle,
+                sched,
+                why,
+                pc,
+                cycles,
+                ..
+            } => {
+                name(&mut out, sm, sched as u64, format!("scheduler {sched}"));
+                let at = if pc == u32::MAX { String::new() } else { text(pc) };
+                out.push(json!({"ph": "X", "cat": "stall", "name": stall_name(why), "pid": sm,
+                    "tid": sched, "ts": cycle, "dur": cycles, "args": {"instruction": at}}));
+            }
+            Event::BarrierArrive {
+                cycle,
+                slot,
+                warp,
+                pc,
+                ..
+            } => waiting.entry((sm, slot)).or_default().push((warp, cycle, pc)),
+            Event::BarrierRelease { cycle, slot, .. } => {
+                for (warp, since, pc) in waiting.remove(&(sm, slot)).unwrap_or_default() {
+                    let tid = warp_tid(slot, warp);
+                    name(&mut out, sm, tid, format!("warp {slot}.{warp}"));
+                    out.push(json!({"ph": "X", "cat": "barrier", "name": "barrier", "pid": sm,
+                        "tid": tid, "ts": since, "dur": cycle + 1 - since,
+                        "args": {"instruction": text(pc)}}));
+                }
+            }
+            Event::BlockStart {
+                cycle, block, slot, ..
+            } => out.push(json!({"ph": "i", "s": "p", "cat": "block", "pid": sm, "tid": 0,
+                "name": format!("block ({},{},{}) starts in slot {slot}", block[0], block[1], block[2]),
+                "ts": cycle})),
+            Event::BlockDone { cycle, block, .. } => out.push(json!({"ph": "i", "s": "p",
+                "cat": "block", "pid": sm, "tid": 0,
+                "name": format!("block ({},{},{}) done", block[0], block[1], block[2]),
+                "ts": cycle})),
+            Event::Shared { .. } | Event::Global { .. } => {}
+        }
+    }
+    out
+}
+
+/// Writes the trace's events as a Chrome trace-event JSON file.
+pub fn write(trace: &Trace, path: &Path) -> Result<()> {
+    let doc = json!({
+        "traceEvents": events(trace),
+        "displayTimeUnit": "ns",
+        "otherData": {"kernel": trace.header.kernel, "time_unit": "1 us = 1 cycle"},
+    });
+    let f = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
+    serde_json::to_writer(std::io::BufWriter::new(f), &doc)
+        .with_context(|| format!("{}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_export_parses_and_its_slices_match_the_trace() {
+        let t = crate::trace::tests::sample();
+        let dir = std::env::temp_dir().join(format!("keplersim-perfetto-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.json");
+        write(&t, &p).unwrap();
+        let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        let ev = v["traceEvents"].as_array().unwrap();
+        let count = |cat: &str| {
+            ev.iter()
+                .filter(|e| e["cat"] == cat && e["ph"] == "X")
+                .count()
+        };
+        let issues = t
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Issue { .. }))
+            .count();
+        let stalls = t
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Stall { .. }))
+            .count();
+        assert_eq!(count("issue"), issues);
+        assert_eq!(count("warp"), issues);
+        assert_eq!(count("stall"), stalls);
+        assert_eq!(count("barrier"), 2);
+        let stall_cycles: u64 = ev
+            .iter()
+            .filter(|e| e["cat"] == "stall")
+            .map(|e| e["dur"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            stall_cycles,
+            1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 192 + 292 + 1 + 1
+        );
+        assert!(ev
+            .iter()
+            .any(|e| e["name"] == "FFMA R1, R2, R3, R4 ‖ FFMA R5, R6, R7, R8"));
+        assert!(ev
+            .iter()
+            .any(|e| e["name"] == "thread_name" && e["args"]["name"] == "warp 0.1"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,713 @@
+//! The trace file (`keplersim run --trace FILE`): the timing model's events
+//! of a run, limited to a window of cycles and a list of SMs, for the viewer
+//! (`keplersim view`) and the Perfetto export.
+//!
+//! The format, version [`VERSION`]: the eight bytes [`MAGIC`], then a
+//! [`Header`] and the [`Event`]s one after another, each encoded with
+//! postcard (serde's compact binary format: varints, no framing needed, as
+//! each value knows its own end). The events are `sim_core`'s own, so
+//! [`VERSION`] goes up whenever `Event` or `Header` changes shape.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use sim_core::timing::{Event, Observer};
+
+/// The first bytes of every trace file.
+pub const MAGIC: [u8; 8] = *b"KEPLTRC\n";
+
+/// The version of the format this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// What a trace says about its run before the events.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Header {
+    /// [`VERSION`] of the writer.
+    pub version: u32,
+    /// The kernel's name and the file it came from.
+    pub kernel: String,
+    pub file: String,
+    /// The launch's grid and block dimensions.
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// The chip: SMs simulated, warp schedulers per SM, and the stall a zero
+    /// control byte means (to decode control bytes).
+    pub sms: u32,
+    pub schedulers: u32,
+    pub unscheduled_stall: u32,
+    /// The cycles recorded: from `window.0` up to (not including)
+    /// `window.1`.
+    pub window: (u64, u64),
+    /// The SMs recorded (empty: all).
+    pub trace_sms: Vec<u32>,
+    /// The kernel's SASS, one entry per 8-byte slot (control words included,
+    /// as `<control word>`): event `pc`s index it.
+    pub listing: Vec<Line>,
+}
+
+/// One slot of the kernel's code.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Line {
+    /// The instruction as nvdisasm prints it.
+    pub text: String,
+    /// Its 8-bit control field (0 for control words).
+    pub ctrl: u8,
+}
+
+/// A trace read back: its header and its events in the order recorded.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub header: Header,
+    pub events: Vec<Event>,
+}
+
+impl Trace {
+    /// Reads the trace in `path`.
+    pub fn read(path: &Path) -> Result<Trace> {
+        let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+        Trace::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    }
+
+    /// Decodes a whole trace file's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Trace> {
+        let Some(rest) = bytes.strip_prefix(&MAGIC) else {
+            bail!("not a keplersim trace (it does not start with the trace magic)");
+        };
+        let (header, mut rest): (Header, &[u8]) =
+            postcard::take_from_bytes(rest).context("the trace's header does not decode")?;
+        if header.version != VERSION {
+            bail!(
+                "a trace of format version {}; this keplersim reads version {VERSION} (record it again)",
+                header.version
+            );
+        }
+        let mut events = Vec::new();
+        while !rest.is_empty() {
+            let (e, r): (Event, &[u8]) = postcard::take_from_bytes(rest).with_context(|| {
+                format!("event {} does not decode (a cut-off file?)", events.len())
+            })?;
+            events.push(e);
+            rest = r;
+        }
+        Ok(Trace { header, events })
+    }
+
+    /// Encodes the trace as a file's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut w = TraceWriter::new(Vec::new(), &self.header, 0..u64::MAX, &[])?;
+        for &e in &self.events {
+            w.event(e);
+        }
+        w.finish()
+    }
+}
+
+/// An [`Observer`] that writes the events of a window of cycles on some SMs
+/// to `out` as they come (the header first). A stall that straddles the
+/// window's edge is cut to it; blocks' starts and ends before the window
+/// are kept, so the viewer knows which warps live in it.
+pub struct TraceWriter<W: Write> {
+    out: W,
+    window: Range<u64>,
+    sms: Vec<u32>,
+    /// Events written.
+    pub written: u64,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Writes the magic and `header` to `out`; the events of cycles in
+    /// `window` on `sms` (empty: all) follow.
+    pub fn new(mut out: W, header: &Header, window: Range<u64>, sms: &[u32]) -> Result<Self> {
+        out.write_all(&MAGIC)?;
+        postcard::to_io(header, &mut out).context("writing the trace's header")?;
+        Ok(TraceWriter {
+            out,
+            window,
+            sms: sms.to_vec(),
+            written: 0,
+            error: None,
+        })
+    }
+
+    /// Flushes and returns the writer, or the first error.
+    pub fn finish(mut self) -> Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e).context("writing the trace");
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    /// The event as it is kept (cut to the window), or none.
+    fn keep(&self, e: Event) -> Option<Event> {
+        if !self.sms.is_empty() && !self.sms.contains(&e.sm()) {
+            return None;
+        }
+        let w = &self.window;
+        match e {
+            Event::Stall {
+                cycle,
+                sm,
+                sched,
+                why,
+                pc,
+                cycles,
+            } => {
+                let start = cycle.max(w.start);
+                let end = cycle.saturating_add(cycles).min(w.end);
+                (start < end).then(|| Event::Stall {
+                    cycle: start,
+                    sm,
+                    sched,
+                    why,
+                    pc,
+                    cycles: end - start,
+                })
+            }
+            Event::BlockStart { cycle, .. } | Event::BlockDone { cycle, .. } => {
+                (cycle < w.end).then_some(e)
+            }
+            _ => w.contains(&e.cycle()).then_some(e),
+        }
+    }
+}
+
+impl<W: Write> Observer for TraceWriter<W> {
+    const ACTIVE: bool = true;
+
+    fn event(&mut self, e: Event) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(e) = self.keep(e) {
+            match postcard::to_io(&e, &mut self.out) {
+                Ok(_) => self.written += 1,
+                Err(e) => self.error = Some(std::io::Error::other(e.to_string())),
+            }
+        }
+    }
+}
+
+/// The recording options of `keplersim run`.
+#[derive(Args, Debug, Default, Clone)]
+pub struct TraceArgs {
+    /// Record the timing model's events (issues, stalls, barriers, memory
+    /// requests) to FILE, for `keplersim view FILE` (docs/viewer.md).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Record only cycles A up to B (`0..20000`; either end may be left out).
+    #[arg(long, value_name = "A..B")]
+    pub trace_cycles: Option<String>,
+    /// Record only these SMs (`0`, `0,3`, `0-3`).
+    #[arg(long, value_name = "LIST")]
+    pub trace_sms: Option<String>,
+    /// Open the pipeline viewer on the recorded run when it ends.
+    #[arg(long)]
+    pub view: bool,
+    /// Write the recorded run as Chrome/Perfetto trace events (JSON) to
+    /// FILE.json, for ui.perfetto.dev or chrome://tracing.
+    #[arg(long, value_name = "FILE.json")]
+    pub perfetto: Option<PathBuf>,
+}
+
+/// A recording under way: the observer to run with and where it goes.
+pub struct Recording {
+    pub writer: TraceWriter<std::io::BufWriter<std::fs::File>>,
+    path: PathBuf,
+    /// The file is ours to remove at the end (no `--trace`).
+    temporary: bool,
+}
+
+impl TraceArgs {
+    /// Whether anything asks for a recording.
+    pub fn wanted(&self) -> bool {
+        self.trace.is_some() || self.view || self.perfetto.is_some()
+    }
+
+    /// Starts a recording of a run of `kernel` (of `file`, loaded from
+    /// `cubin`) when one is asked for.
+    pub fn start(
+        &self,
+        cubin: &sim_isa::cubin::Cubin,
+        r: &sim_core::launch::Resolved,
+        config: &sim_core::config::Config,
+        file: &Path,
+    ) -> Result<Option<Recording>> {
+        if !self.wanted() {
+            if self.trace_cycles.is_some() || self.trace_sms.is_some() {
+                bail!("--trace-cycles and --trace-sms need --trace, --view or --perfetto");
+            }
+            return Ok(None);
+        }
+        let window = match &self.trace_cycles {
+            Some(s) => parse_cycles(s)?,
+            None => 0..u64::MAX,
+        };
+        let sms = match &self.trace_sms {
+            Some(s) => parse_sms(s)?,
+            None => Vec::new(),
+        };
+        let header = header(cubin, r, config, file, &window, &sms)?;
+        let (path, temporary) = match &self.trace {
+            Some(p) => (p.clone(), false),
+            None => (
+                std::env::temp_dir().join(format!("keplersim-{}.kst", std::process::id())),
+                true,
+            ),
+        };
+        let f = std::fs::File::create(&path).with_context(|| format!("{}", path.display()))?;
+        let writer = TraceWriter::new(std::io::BufWriter::new(f), &header, window, &sms)?;
+        Ok(Some(Recording {
+            writer,
+            path,
+            temporary,
+        }))
+    }
+}
+
+impl Recording {
+    /// Ends the recording: closes the file, says what it holds, writes the
+    /// Perfetto export and opens the viewer as `args` ask.
+    pub fn finish(self, args: &TraceArgs, quiet: bool) -> Result<()> {
+        let events = self.writer.written;
+        self.writer.finish()?;
+        let bytes = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        if !self.temporary && !quiet {
+            println!(
+                "trace       {events} events, {bytes} bytes to {} (keplersim view {})",
+                self.path.display(),
+                self.path.display()
+            );
+        }
+        let result = (|| {
+            if args.perfetto.is_some() || args.view {
+                let trace = Trace::read(&self.path)?;
+                if let Some(p) = &args.perfetto {
+                    crate::perfetto::write(&trace, p)?;
+                    if !quiet {
+                        println!("perfetto    {}", p.display());
+                    }
+                }
+                if args.view {
+                    crate::view::run(trace)?;
+                }
+            }
+            Ok(())
+        })();
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        result
+    }
+}
+
+/// The header of a trace of `r`'s run.
+fn header(
+    cubin: &sim_isa::cubin::Cubin,
+    r: &sim_core::launch::Resolved,
+    config: &sim_core::config::Config,
+    file: &Path,
+    window: &Range<u64>,
+    sms: &[u32],
+) -> Result<Header> {
+    let mut global = sim_core::mem::GlobalMem::new();
+    let prog = sim_core::program::Program::load(cubin, &r.kernel, &mut global)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let listing = (0..prog.ops.len() as u32)
+        .map(|s| Line {
+            text: prog.text(s).trim_end_matches(';').to_string(),
+            ctrl: prog.ctrl.get(s as usize).copied().unwrap_or(0),
+        })
+        .collect();
+    Ok(Header {
+        version: VERSION,
+        kernel: r.kernel.clone(),
+        file: file.display().to_string(),
+        grid: r.dims.grid,
+        block: r.dims.block,
+        sms: config.chip.sms,
+        schedulers: config.timing.schedulers,
+        unscheduled_stall: config.timing.unscheduled_stall,
+        window: (window.start, window.end),
+        trace_sms: sms.to_vec(),
+        listing,
+    })
+}
+
+/// `A..B`, `A..` or `..B` as a range of cycles.
+pub fn parse_cycles(s: &str) -> Result<Range<u64>> {
+    let Some((a, b)) = s.split_once("..") else {
+        bail!("--trace-cycles {s}: expected A..B (cycles A up to B)");
+    };
+    let num = |t: &str, none: u64| -> Result<u64> {
+        let t = t.trim().replace('_', "");
+        if t.is_empty() {
+            return Ok(none);
+        }
+        t.parse()
+            .with_context(|| format!("--trace-cycles {s}: `{t}` is not a cycle"))
+    };
+    let (a, b) = (num(a, 0)?, num(b, u64::MAX)?);
+    if a >= b {
+        bail!("--trace-cycles {s}: an empty window");
+    }
+    Ok(a..b)
+}
+
+/// `0`, `0,3`, `0-3` (or mixed) as a list of SMs.
+pub fn parse_sms(s: &str) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |t: &str| -> Result<u32> {
+            t.trim()
+                .parse()
+                .with_context(|| format!("--trace-sms {s}: `{t}` is not an SM number"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => out.extend(num(a)?..=num(b)?),
+            None => out.push(num(part)?),
+        }
+    }
+    if out.is_empty() {
+        bail!("--trace-sms {s}: name at least one SM");
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use sim_core::timing::Stall;
+
+    /// A small hand-made trace: one SM, two schedulers, a block of two
+    /// warps, a dual pair, a bank conflict, a barrier and a global load.
+    pub(crate) fn sample() -> Trace {
+        let listing = [
+            ("<control word>", 0),
+            ("S2R R0, SR_TID.X", 0x21),
+            ("FFMA R1, R2, R3, R4", 0x04),
+            ("FFMA R5, R6, R7, R8", 0x20),
+            ("LD.E R9, [R10]", 0x20),
+            ("BAR.SYNC 0x0", 0x20),
+            ("FADD R1, R1, R9", 0x20),
+            ("EXIT", 0x20),
+        ]
+        .iter()
+        .map(|&(t, c)| Line {
+            text: t.to_string(),
+            ctrl: c,
+        })
+        .collect();
+        let header = Header {
+            version: VERSION,
+            kernel: "sample".into(),
+            file: "sample.cubin".into(),
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            sms: 1,
+            schedulers: 2,
+            unscheduled_stall: 16,
+            window: (0, u64::MAX),
+            trace_sms: vec![],
+            listing,
+        };
+        let issue = |cycle, sched, warp, pc, dual, conflict| Event::Issue {
+            cycle,
+            sm: 0,
+            sched,
+            slot: 0,
+            warp,
+            pc,
+            dual,
+            conflict,
+        };
+        let stall = |cycle, sched, why, pc, cycles| Event::Stall {
+            cycle,
+            sm: 0,
+            sched,
+            why,
+            pc,
+            cycles,
+        };
+        let events = vec![
+            Event::BlockStart {
+                cycle: 0,
+                sm: 0,
+                slot: 0,
+                block: [0, 0, 0],
+                warps: 2,
+            },
+            issue(0, 0, 0, 1, false, 0),
+            issue(0, 1, 1, 1, false, 0),
+            stall(1, 0, Stall::ControlCode, 2, 1),
+            stall(1, 1, Stall::ControlCode, 2, 1),
+            issue(2, 0, 0, 2, true, 2),
+            issue(2, 1, 1, 2, true, 0),
+            stall(3, 0, Stall::BankConflict, 2, 1),
+            issue(3, 1, 1, 4, false, 0),
+            Event::Global {
+                cycle: 3,
+                sm: 0,
+                sched: 1,
+                slot: 0,
+                warp: 1,
+                pc: 4,
+                store: false,
+                lines: 1,
+                sectors: 4,
+                cache_hits: 0,
+                l2_hits: 0,
+                l2_misses: 1,
+                ready: 300,
+            },
+            issue(4, 0, 0, 4, false, 0),
+            Event::Global {
+                cycle: 4,
+                sm: 0,
+                sched: 0,
+                slot: 0,
+                warp: 0,
+                pc: 4,
+                store: false,
+                lines: 1,
+                sectors: 4,
+                cache_hits: 0,
+                l2_hits: 1,
+                l2_misses: 0,
+                ready: 200,
+            },
+            stall(4, 1, Stall::ControlCode, 5, 1),
+            stall(5, 0, Stall::ControlCode, 5, 1),
+            issue(5, 1, 1, 5, false, 0),
+            Event::BarrierArrive {
+                cycle: 5,
+                sm: 0,
+                slot: 0,
+                warp: 1,
+                pc: 5,
+            },
+            issue(6, 0, 0, 5, false, 0),
+            Event::BarrierArrive {
+                cycle: 6,
+                sm: 0,
+                slot: 0,
+                warp: 0,
+                pc: 5,
+            },
+            stall(6, 1, Stall::Sync, 6, 1),
+            Event::BarrierRelease {
+                cycle: 7,
+                sm: 0,
+                slot: 0,
+            },
+            stall(7, 0, Stall::Sync, 6, 1),
+            stall(7, 1, Stall::Sync, 6, 1),
+            stall(8, 0, Stall::Dependency, 6, 192),
+            stall(8, 1, Stall::Dependency, 6, 292),
+            issue(200, 0, 0, 6, false, 0),
+            issue(300, 1, 1, 6, false, 0),
+            stall(201, 0, Stall::ControlCode, 7, 1),
+            issue(202, 0, 0, 7, false, 0),
+            stall(301, 1, Stall::ControlCode, 7, 1),
+            issue(302, 1, 1, 7, false, 0),
+            Event::BlockDone {
+                cycle: 302,
+                sm: 0,
+                block: [0, 0, 0],
+            },
+        ];
+        Trace { header, events }
+    }
+
+    #[test]
+    fn a_trace_round_trips_through_its_bytes() {
+        let t = sample();
+        let bytes = t.to_bytes().unwrap();
+        assert!(bytes.starts_with(&MAGIC));
+        let back = Trace::from_bytes(&bytes).unwrap();
+        assert_eq!(back.header, t.header);
+        assert_eq!(back.events, t.events);
+        // Cut short, it says so rather than returning part.
+        assert!(Trace::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        assert!(Trace::from_bytes(b"not a trace").is_err());
+    }
+
+    #[test]
+    fn the_window_cuts_stalls_and_drops_other_cycles_and_sms() {
+        let t = sample();
+        let mut w = TraceWriter::new(Vec::new(), &t.header, 100..250, &[0]).unwrap();
+        for &e in &t.events {
+            w.event(e);
+        }
+        w.event(Event::Issue {
+            cycle: 120,
+            sm: 1,
+            sched: 0,
+            slot: 0,
+            warp: 0,
+            pc: 1,
+            dual: false,
+            conflict: 0,
+        });
+        let back = Trace::from_bytes(&w.finish().unwrap()).unwrap();
+        let stalls: Vec<(u64, u64)> = back
+            .events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::Stall { cycle, cycles, .. } => Some((cycle, cycles)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stalls, [(100, 100), (100, 150), (201, 1)]);
+        assert!(back.events.iter().all(|e| e.sm() == 0));
+        assert!(back
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::BlockStart { cycle: 0, .. })));
+        assert!(!back
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::BlockDone { .. })));
+    }
+
+    /// Hears every event twice: the window's writer and the whole run's.
+    struct Both<A, B>(A, B);
+
+    impl<A: Observer, B: Observer> Observer for Both<A, B> {
+        const ACTIVE: bool = true;
+        fn event(&mut self, e: Event) {
+            self.0.event(e);
+            self.1.event(e);
+        }
+    }
+
+    #[test]
+    fn the_recorded_events_add_up_to_the_runs_counters() {
+        use sim_core::timing::events::NSTALLS;
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let launch = root.join("traces/sgemm/sgemm.launch.ron");
+        let text = std::fs::read_to_string(&launch).unwrap();
+        let sets = [("m", 192), ("n", 384), ("k", 96)].map(|(k, v)| (k.to_string(), v));
+        let (r, dir) = crate::run::resolve_launch(&launch, &text, &sets).unwrap();
+        let cubin = crate::run::load_cubin(&root.join("traces/sgemm/sgemm.cubin"), &[]).unwrap();
+        let mut config = sim_core::config::Config::default();
+        config.chip.sms = 2;
+        let h = header(
+            &cubin,
+            &r,
+            &config,
+            Path::new("sgemm.cubin"),
+            &(0..u64::MAX),
+            &[],
+        )
+        .unwrap();
+        let window = 1000..3000;
+        let mut both = Both(
+            TraceWriter::new(Vec::new(), &h, window.clone(), &[1]).unwrap(),
+            TraceWriter::new(Vec::new(), &h, 0..u64::MAX, &[]).unwrap(),
+        );
+        let out = sim_core::launch::execute_observed(
+            &cubin,
+            &r,
+            sim_core::launch::Mode::Timed(sim_core::timing::Stepping::Lockstep),
+            &config,
+            &crate::run::reader(&dir),
+            &mut both,
+        )
+        .unwrap();
+        assert!(out.passed());
+        let t = out.timed.unwrap();
+        let part = Trace::from_bytes(&both.0.finish().unwrap()).unwrap();
+        let all = Trace::from_bytes(&both.1.finish().unwrap()).unwrap();
+        // The whole run's events: the run's counters.
+        let (mut issues, mut dual, mut stall, mut conflicts) = (0, 0, [0u64; NSTALLS], [0u64; 3]);
+        let (mut releases, mut shared, mut tx, mut global, mut lines, mut ro) = (0, 0, 0, 0, 0, 0);
+        let (mut l2_hits, mut l2_misses, mut done) = (0, 0, 0);
+        for e in &all.events {
+            match *e {
+                Event::Issue {
+                    dual: d, conflict, ..
+                } => {
+                    issues += 1;
+                    dual += d as u64;
+                    if conflict >= 2 {
+                        conflicts[conflict as usize - 2] += 1;
+                    }
+                }
+                Event::Stall { why, cycles, .. } => stall[why as usize] += cycles,
+                Event::BarrierRelease { .. } => releases += 1,
+                Event::Shared { transactions, .. } => {
+                    shared += 1;
+                    tx += transactions as u64;
+                }
+                Event::Global {
+                    lines: n,
+                    cache_hits,
+                    l2_hits: h,
+                    l2_misses: m,
+                    ..
+                } => {
+                    global += 1;
+                    lines += n as u64;
+                    ro += cache_hits as u64;
+                    l2_hits += h as u64;
+                    l2_misses += m as u64;
+                }
+                Event::BlockDone { .. } => done += 1,
+                _ => {}
+            }
+        }
+        let s = &t.stats;
+        assert!(s.dual > 0 && s.conflicts[0] > 0 && s.barrier_releases > 0);
+        assert_eq!((issues, dual), (s.issue_cycles, s.dual));
+        assert_eq!(stall, s.stall);
+        assert_eq!(conflicts, s.conflicts);
+        assert_eq!(releases, s.barrier_releases);
+        assert_eq!((shared, tx), (s.shared_instructions, s.shared_transactions));
+        assert_eq!(
+            (global, lines),
+            (s.global_instructions, s.global_transactions)
+        );
+        assert_eq!(ro, s.ldg_cache_hits);
+        assert_eq!((l2_hits, l2_misses), (t.mem.l2_hits, t.mem.l2_misses));
+        assert_eq!(done, 2);
+        // The window's events: the whole run's, cut to the window on SM 1.
+        let cut: Vec<Event> = {
+            let mut w = TraceWriter::new(Vec::new(), &h, window.clone(), &[1]).unwrap();
+            all.events.iter().for_each(|&e| w.event(e));
+            Trace::from_bytes(&w.finish().unwrap()).unwrap().events
+        };
+        assert_eq!(part.events, cut);
+        // Every scheduler-cycle of the window on SM 1 is an issue or a
+        // stall, once.
+        let per_cycle: u64 = part
+            .events
+            .iter()
+            .map(|e| match *e {
+                Event::Issue { .. } => 1,
+                Event::Stall { cycles, .. } => cycles,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(per_cycle, 4 * (window.end - window.start));
+    }
+
+    #[test]
+    fn windows_and_sm_lists_parse() {
+        assert_eq!(parse_cycles("0..20000").unwrap(), 0..20000);
+        assert_eq!(parse_cycles("5..").unwrap(), 5..u64::MAX);
+        assert_eq!(parse_cycles("..7").unwrap(), 0..7);
+        assert!(parse_cycles("7..7").is_err());
+        assert!(parse_cycles("7").is_err());
+        assert_eq!(parse_sms("0").unwrap(), [0]);
+        assert_eq!(parse_sms("3,0-2,1").unwrap(), [0, 1, 2, 3]);
+        assert!(parse_sms("x").is_err());
+    }
+}

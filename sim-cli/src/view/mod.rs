@@ -1,0 +1,610 @@
+//! `keplersim view FILE`: the pipeline viewer, a terminal UI over a recorded
+//! trace (`keplersim run --trace`). It steps through an SM's cycles: each
+//! scheduler's issue or stall ([`timeline`]), the warps and what they wait
+//! for ([`warps`]), the SASS with the warps' pcs and per-instruction counts
+//! ([`sass`]), and the LSU, global requests and barriers ([`units`]).
+//!
+//! As in ratatui's demo apps: [`run`] sets the terminal up and restores it
+//! (also on a panic), the loop draws and then handles one event; drawing
+//! only reads the [`App`] (`impl Widget for &App`), and each key is a small
+//! method that changes it. The viewer reads the trace, never the model.
+
+pub mod model;
+pub mod sass;
+pub mod status;
+pub mod timeline;
+pub mod units;
+pub mod warps;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Widget;
+use sim_core::timing::{Event, Stall};
+
+use crate::trace::Trace;
+use model::{Cell, SmModel, WarpId};
+
+/// The arguments of `keplersim view`.
+#[derive(Args)]
+pub struct ViewArgs {
+    /// A trace recorded by `keplersim run --trace FILE`.
+    pub file: PathBuf,
+    /// Open at this cycle (default: the trace's first).
+    #[arg(long)]
+    pub cycle: Option<u64>,
+    /// Open on this SM (default: the first recorded).
+    #[arg(long)]
+    pub sm: Option<u32>,
+    /// Write the trace as Chrome/Perfetto trace events (JSON) to FILE.json
+    /// instead of opening the viewer.
+    #[arg(long, value_name = "FILE.json")]
+    pub perfetto: Option<PathBuf>,
+}
+
+/// Runs `keplersim view`.
+pub fn command(args: ViewArgs) -> Result<()> {
+    let trace = Trace::read(&args.file)?;
+    if let Some(p) = &args.perfetto {
+        crate::perfetto::write(&trace, p)?;
+        println!("perfetto    {}", p.display());
+        return Ok(());
+    }
+    let mut app = App::new(trace)?;
+    if let Some(sm) = args.sm {
+        app.select_sm(sm)?;
+    }
+    if let Some(c) = args.cycle {
+        app.jump(c);
+    }
+    show(app)
+}
+
+/// Opens the viewer on `trace`.
+pub fn run(trace: Trace) -> Result<()> {
+    show(App::new(trace)?)
+}
+
+/// Sets the terminal up, runs the app until it quits, and restores the
+/// terminal (`ratatui::init` also restores it before a panic's message).
+fn show(mut app: App) -> Result<()> {
+    let mut terminal = ratatui::init();
+    let r = app.run_loop(&mut terminal);
+    ratatui::restore();
+    r
+}
+
+/// The viewer's state: the trace, the SM shown (indexed), and where the
+/// user is.
+pub struct App {
+    pub trace: Trace,
+    /// The SMs with events, in order, and which is shown.
+    pub sms: Vec<u32>,
+    pub sm_index: usize,
+    pub model: SmModel,
+    /// The cycle shown.
+    pub cycle: u64,
+    /// Cycles a big step moves.
+    pub step: u64,
+    /// The warp followed (its pc centres the listing; `n`/`p` move between
+    /// its issues).
+    pub follow: Option<WarpId>,
+    /// The stall reason `s` looks for.
+    pub stall_kind: Stall,
+    /// A cycle being typed after `g`.
+    pub input: Option<String>,
+    /// What the last key did, when it has something to say.
+    pub message: String,
+    pub quit: bool,
+}
+
+/// The stall reasons in `Stall` order, for cycling through them.
+const KINDS: [Stall; 9] = [
+    Stall::ControlCode,
+    Stall::Dependency,
+    Stall::Texture,
+    Stall::PipeBusy,
+    Stall::Sync,
+    Stall::BankConflict,
+    Stall::Idle,
+    Stall::Fetch,
+    Stall::Interlock,
+];
+
+/// The keys, as the help line shows them.
+pub const HELP: &str = "←/→ cycle  [/] ±step  g jump  w/W follow warp  n/p its issues  \
+k stall kind  s/S next/prev stall  b/B barrier  c conflict  d dual  m/M SM  q quit";
+
+impl App {
+    /// The viewer on `trace`, at its first SM and cycle.
+    pub fn new(trace: Trace) -> Result<App> {
+        let mut sms: Vec<u32> = trace
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Issue { .. } | Event::Stall { .. }))
+            .map(|e| e.sm())
+            .collect();
+        sms.sort_unstable();
+        sms.dedup();
+        if sms.is_empty() {
+            bail!("the trace holds no cycles (was its window or SM list empty?)");
+        }
+        let model = SmModel::build(&trace, sms[0]);
+        Ok(App {
+            cycle: model.first,
+            trace,
+            sms,
+            sm_index: 0,
+            model,
+            step: 100,
+            follow: None,
+            stall_kind: Stall::Sync,
+            input: None,
+            message: String::new(),
+            quit: false,
+        })
+    }
+
+    fn run_loop(&mut self, terminal: &mut ratatui::DefaultTerminal) -> Result<()> {
+        while !self.quit {
+            terminal.draw(|f| f.render_widget(&*self, f.area()))?;
+            if let TermEvent::Key(k) = event::read()? {
+                if k.kind == KeyEventKind::Press {
+                    self.on_key(k);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles one key.
+    pub fn on_key(&mut self, k: KeyEvent) {
+        self.message.clear();
+        if self.input.is_some() {
+            return self.on_input(k.code);
+        }
+        match k.code {
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Right | KeyCode::Char('l') => self.forward(1),
+            KeyCode::Left | KeyCode::Char('h') => self.back(1),
+            KeyCode::Char(']') | KeyCode::PageDown => self.forward(self.step),
+            KeyCode::Char('[') | KeyCode::PageUp => self.back(self.step),
+            KeyCode::Home => self.jump(self.model.first),
+            KeyCode::End => self.jump(self.model.end.saturating_sub(1)),
+            KeyCode::Char('g') => self.input = Some(String::new()),
+            KeyCode::Char('w') => self.follow_next(1),
+            KeyCode::Char('W') => self.follow_next(-1),
+            KeyCode::Char('n') => self.warp_issue(true),
+            KeyCode::Char('p') => self.warp_issue(false),
+            KeyCode::Char('k') => self.next_kind(),
+            KeyCode::Char('s') => self.find_stall(true),
+            KeyCode::Char('S') => self.find_stall(false),
+            KeyCode::Char('b') => self.find_barrier(true),
+            KeyCode::Char('B') => self.find_barrier(false),
+            KeyCode::Char('c') => self.find_cell("bank conflict", true, |c| {
+                matches!(c, Cell::Issue { conflict: 2.., .. })
+            }),
+            KeyCode::Char('C') => self.find_cell("bank conflict", false, |c| {
+                matches!(c, Cell::Issue { conflict: 2.., .. })
+            }),
+            KeyCode::Char('d') => self.find_cell("dual pair", true, |c| {
+                matches!(c, Cell::Issue { dual: true, .. })
+            }),
+            KeyCode::Char('D') => self.find_cell("dual pair", false, |c| {
+                matches!(c, Cell::Issue { dual: true, .. })
+            }),
+            KeyCode::Char('m') => self.next_sm(1),
+            KeyCode::Char('M') => self.next_sm(-1),
+            _ => {}
+        }
+    }
+
+    /// A key while a cycle is typed after `g`.
+    fn on_input(&mut self, code: KeyCode) {
+        let Some(s) = self.input.as_mut() else {
+            return;
+        };
+        match code {
+            KeyCode::Char(c) if c.is_ascii_digit() => s.push(c),
+            KeyCode::Backspace => {
+                s.pop();
+            }
+            KeyCode::Enter => {
+                let typed = self.input.take().unwrap_or_default();
+                match typed.parse() {
+                    Ok(c) => self.jump(c),
+                    Err(_) => self.message = "no cycle typed".into(),
+                }
+            }
+            KeyCode::Esc => self.input = None,
+            _ => {}
+        }
+    }
+
+    /// Moves to `cycle`, kept inside the SM's recorded cycles.
+    pub fn jump(&mut self, cycle: u64) {
+        let last = self.model.end.saturating_sub(1).max(self.model.first);
+        self.cycle = cycle.clamp(self.model.first, last);
+        if self.cycle != cycle {
+            self.message = format!("cycle {cycle} is outside the trace");
+        }
+    }
+
+    fn forward(&mut self, n: u64) {
+        self.jump(self.cycle.saturating_add(n));
+    }
+
+    fn back(&mut self, n: u64) {
+        self.jump(self.cycle.saturating_sub(n).max(self.model.first));
+    }
+
+    /// Follows the next (or previous) warp, ending at none.
+    fn follow_next(&mut self, dir: i64) {
+        let warps = self.model.warps();
+        let pos = self
+            .follow
+            .and_then(|f| warps.iter().position(|&w| w == f))
+            .map_or(-1, |p| p as i64);
+        let n = warps.len() as i64 + 1;
+        let next = (pos + 1 + dir).rem_euclid(n) - 1;
+        self.follow = (next >= 0).then(|| warps[next as usize]);
+        self.message = match self.follow {
+            Some(w) => format!("following warp {}", warp_name(w)),
+            None => "following no warp".into(),
+        };
+    }
+
+    /// The followed warp's next (or previous) issue.
+    fn warp_issue(&mut self, forward: bool) {
+        let Some(w) = self.follow else {
+            self.message = "follow a warp first (w)".into();
+            return;
+        };
+        let found = if forward {
+            self.model.next_issue(w, self.cycle)
+        } else {
+            self.model
+                .last_issue(w, self.cycle.saturating_sub(1))
+                .filter(|_| self.cycle > 0)
+        };
+        match found {
+            Some(i) => self.cycle = i.cycle,
+            None => self.message = format!("warp {} issues no more that way", warp_name(w)),
+        }
+    }
+
+    fn next_kind(&mut self) {
+        let k = KINDS
+            .iter()
+            .position(|&k| k == self.stall_kind)
+            .unwrap_or(0);
+        self.stall_kind = KINDS[(k + 1) % KINDS.len()];
+        self.message = format!("s finds stalls for: {}", stall_name(self.stall_kind));
+    }
+
+    /// The next (or previous) cycle where a scheduler starts stalling for
+    /// the chosen reason.
+    fn find_stall(&mut self, forward: bool) {
+        let kind = self.stall_kind;
+        let starts = |m: &SmModel, c: u64| {
+            (0..m.sched.len()).any(|s| {
+                matches!(m.cell(s, c), Cell::Stall { why, .. } if why == kind)
+                    && (c == m.first
+                        || !matches!(m.cell(s, c - 1), Cell::Stall { why, .. } if why == kind))
+            })
+        };
+        let what = format!("{} stall", stall_name(kind));
+        self.find(&what, forward, starts);
+    }
+
+    /// The next (or previous) cycle a scheduler's cell is as `pred` asks.
+    fn find_cell(&mut self, what: &str, forward: bool, pred: impl Fn(Cell) -> bool) {
+        let hit = |m: &SmModel, c: u64| (0..m.sched.len()).any(|s| pred(m.cell(s, c)));
+        self.find(what, forward, hit);
+    }
+
+    /// The next (or previous) barrier arrival or release.
+    fn find_barrier(&mut self, forward: bool) {
+        let m = &self.model;
+        let cycles = m
+            .arrivals
+            .iter()
+            .map(|a| a.0)
+            .chain(m.releases.iter().map(|r| r.0));
+        let c = self.cycle;
+        let found = if forward {
+            cycles.filter(|&x| x > c).min()
+        } else {
+            cycles.filter(|&x| x < c).max()
+        };
+        match found {
+            Some(x) => self.cycle = x,
+            None => self.message = "no barrier that way".into(),
+        }
+    }
+
+    /// Moves to the nearest cycle that way where `hit` holds.
+    fn find(&mut self, what: &str, forward: bool, hit: impl Fn(&SmModel, u64) -> bool) {
+        let m = &self.model;
+        let found = if forward {
+            (self.cycle + 1..m.end).find(|&c| hit(m, c))
+        } else {
+            (m.first..self.cycle).rev().find(|&c| hit(m, c))
+        };
+        match found {
+            Some(c) => self.cycle = c,
+            None => self.message = format!("no {what} that way"),
+        }
+    }
+
+    /// Shows SM `sm`.
+    pub fn select_sm(&mut self, sm: u32) -> Result<()> {
+        let Some(i) = self.sms.iter().position(|&s| s == sm) else {
+            bail!("SM {sm} is not in the trace (it has {:?})", self.sms);
+        };
+        self.show_sm(i);
+        Ok(())
+    }
+
+    fn next_sm(&mut self, dir: i64) {
+        let n = self.sms.len() as i64;
+        let i = (self.sm_index as i64 + dir).rem_euclid(n) as usize;
+        self.show_sm(i);
+        self.message = format!("SM {}", self.sms[i]);
+    }
+
+    fn show_sm(&mut self, i: usize) {
+        if i != self.sm_index || self.model.sm != self.sms[i] {
+            self.sm_index = i;
+            self.model = SmModel::build(&self.trace, self.sms[i]);
+            self.follow = None;
+        }
+        let c = self.cycle;
+        self.jump(c);
+        self.message.clear();
+    }
+
+    /// The instruction text of slot `pc`.
+    pub fn text(&self, pc: u32) -> &str {
+        self.trace
+            .header
+            .listing
+            .get(pc as usize)
+            .map_or("?", |l| l.text.as_str())
+    }
+
+    /// The mnemonic (with its modifiers and any guard) of slot `pc`.
+    pub fn mnemonic(&self, pc: u32) -> &str {
+        let t = self.text(pc);
+        let end = if t.starts_with('@') {
+            t.find(' ').map_or(t.len(), |i| {
+                t[i + 1..].find(' ').map_or(t.len(), |j| i + 1 + j)
+            })
+        } else {
+            t.find(' ').unwrap_or(t.len())
+        };
+        &t[..end]
+    }
+
+    /// The slot the listing centres on: the followed warp's pc, else the
+    /// first instruction issued at or just before the cycle shown.
+    pub fn focus_pc(&self) -> Option<u32> {
+        if let Some(w) = self.follow {
+            return warps::pc_of(&self.model, w, self.cycle);
+        }
+        (0..64).find_map(|back| {
+            let c = self.cycle.checked_sub(back)?;
+            (0..self.model.sched.len()).find_map(|s| match self.model.cell(s, c) {
+                Cell::Issue { pc, .. } => Some(pc),
+                _ => None,
+            })
+        })
+    }
+}
+
+/// A warp's name: `block slot.warp`.
+pub fn warp_name(w: WarpId) -> String {
+    format!("{}.{}", w.0, w.1)
+}
+
+/// A stall reason's name, as the reports give it.
+pub fn stall_name(s: Stall) -> &'static str {
+    sim_core::timing::events::STALLS[s as usize]
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let [title, body, help] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(4),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+                .areas(body);
+        let [tl, sa] =
+            Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(left);
+        let [wa, un] =
+            Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(right);
+        status::Title(self).render(title, buf);
+        timeline::Timeline(self).render(tl, buf);
+        sass::Sass(self).render(sa, buf);
+        warps::Warps(self).render(wa, buf);
+        units::Units(self).render(un, buf);
+        status::Help(self).render(help, buf);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::KeyModifiers;
+    use ratatui::Terminal;
+
+    pub(crate) fn app() -> App {
+        App::new(crate::trace::tests::sample()).unwrap()
+    }
+
+    /// The lines `w` draws into a `width`×`height` buffer, right-trimmed.
+    pub(crate) fn lines(w: impl Widget, width: u16, height: u16) -> Vec<String> {
+        let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
+        t.draw(|f| f.render_widget(w, f.area())).unwrap();
+        let buf = t.backend().buffer().clone();
+        (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    fn key(a: &mut App, c: KeyCode) {
+        a.on_key(KeyEvent::new(c, KeyModifiers::NONE));
+    }
+
+    fn chars(a: &mut App, s: &str) {
+        for c in s.chars() {
+            key(a, KeyCode::Char(c));
+        }
+    }
+
+    #[test]
+    fn stepping_moves_by_one_and_by_the_step_and_stays_in_the_trace() {
+        let mut a = app();
+        assert_eq!(a.cycle, 0);
+        key(&mut a, KeyCode::Right);
+        assert_eq!(a.cycle, 1);
+        key(&mut a, KeyCode::Left);
+        key(&mut a, KeyCode::Left);
+        assert_eq!(a.cycle, 0);
+        key(&mut a, KeyCode::Char(']'));
+        assert_eq!(a.cycle, 100);
+        key(&mut a, KeyCode::PageDown);
+        key(&mut a, KeyCode::PageDown);
+        key(&mut a, KeyCode::PageDown);
+        assert_eq!(a.cycle, 302, "the last cycle recorded");
+        key(&mut a, KeyCode::Char('['));
+        assert_eq!(a.cycle, 202);
+    }
+
+    #[test]
+    fn g_jumps_to_a_typed_cycle() {
+        let mut a = app();
+        chars(&mut a, "g25");
+        assert_eq!(a.input.as_deref(), Some("25"));
+        key(&mut a, KeyCode::Backspace);
+        chars(&mut a, "00");
+        key(&mut a, KeyCode::Enter);
+        assert_eq!((a.cycle, a.input.clone()), (200, None));
+        chars(&mut a, "g");
+        key(&mut a, KeyCode::Esc);
+        assert!(!a.quit && a.input.is_none());
+    }
+
+    #[test]
+    fn searches_find_stalls_barriers_conflicts_and_dual_pairs() {
+        let mut a = app();
+        chars(&mut a, "s");
+        assert_eq!(a.cycle, 6, "the first barrier stall (scheduler 1)");
+        chars(&mut a, "s");
+        assert_eq!(a.cycle, 7, "scheduler 0's");
+        chars(&mut a, "s");
+        assert_eq!(a.message, "no barrier stall that way");
+        chars(&mut a, "k");
+        assert_eq!(a.stall_kind, Stall::BankConflict);
+        chars(&mut a, "S");
+        assert_eq!(a.cycle, 3);
+        chars(&mut a, "B");
+        assert_eq!(a.cycle, 3, "no barrier before");
+        chars(&mut a, "bb");
+        assert_eq!(a.cycle, 6);
+        chars(&mut a, "b");
+        assert_eq!(a.cycle, 7, "the release");
+        chars(&mut a, "C");
+        assert_eq!(a.cycle, 2);
+        a.jump(0);
+        chars(&mut a, "d");
+        assert_eq!(a.cycle, 2);
+    }
+
+    #[test]
+    fn following_a_warp_steps_through_its_issues() {
+        let mut a = app();
+        chars(&mut a, "n");
+        assert_eq!(a.message, "follow a warp first (w)");
+        chars(&mut a, "ww");
+        assert_eq!(a.follow, Some((0, 1)));
+        chars(&mut a, "nnn");
+        assert_eq!(a.cycle, 5);
+        chars(&mut a, "p");
+        assert_eq!(a.cycle, 3);
+        assert_eq!(a.focus_pc(), Some(4));
+        chars(&mut a, "w");
+        assert_eq!(a.follow, None);
+        chars(&mut a, "W");
+        assert_eq!(a.follow, Some((0, 1)));
+    }
+
+    #[test]
+    fn m_switches_sm_and_q_quits() {
+        let mut t = crate::trace::tests::sample();
+        let more: Vec<Event> = t
+            .events
+            .iter()
+            .map(|&e| match e {
+                Event::Issue {
+                    cycle,
+                    sched,
+                    slot,
+                    warp,
+                    pc,
+                    dual,
+                    conflict,
+                    ..
+                } => Event::Issue {
+                    cycle: cycle + 1000,
+                    sm: 5,
+                    sched,
+                    slot,
+                    warp,
+                    pc,
+                    dual,
+                    conflict,
+                },
+                e => e,
+            })
+            .filter(|e| e.sm() == 5)
+            .collect();
+        t.events.extend(more);
+        let mut a = App::new(t).unwrap();
+        assert_eq!(a.sms, [0, 5]);
+        chars(&mut a, "m");
+        assert_eq!((a.model.sm, a.cycle), (5, 1000));
+        chars(&mut a, "M");
+        assert_eq!(a.model.sm, 0);
+        assert!(a.select_sm(3).is_err());
+        chars(&mut a, "q");
+        assert!(a.quit);
+    }
+
+    #[test]
+    fn the_whole_screen_has_every_pane_and_the_help_line() {
+        let a = app();
+        let l = lines(&a, 160, 30);
+        let all = l.join("\n");
+        for pane in ["schedulers", "SASS", "warps", "units"] {
+            assert!(all.contains(pane), "{pane} missing:\n{all}");
+        }
+        assert!(l[29].starts_with("←/→ cycle"), "{}", l[29]);
+        assert!(l[0].contains("sample"), "{}", l[0]);
+    }
+}

@@ -1,0 +1,134 @@
+//! The SASS pane: the kernel's listing (from the decoder, recorded in the
+//! trace) around the instruction in focus, each line with the warps whose pc
+//! it is at the cycle shown, its control byte decoded, and its counts over
+//! the whole trace on this SM: issues, dual pairs it started, bank
+//! conflicts, and the scheduler-cycles its warps stalled on it (the largest
+//! reason named).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Widget};
+use sim_core::timing::ctrl::Ctrl;
+
+use super::timeline::fit;
+use super::warps::pc_of;
+use super::{stall_name, warp_name, App, KINDS};
+
+/// The SASS pane of an [`App`].
+pub struct Sass<'a>(pub &'a App);
+
+/// A control byte in words: `dual`, `wait 6`.
+pub fn control(byte: u8, unscheduled: u32) -> String {
+    let c = Ctrl(byte);
+    if c.dual() {
+        "dual".into()
+    } else {
+        format!("wait {}", c.gap(unscheduled))
+    }
+}
+
+impl Widget for Sass<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.0;
+        let m = &app.model;
+        let h = &app.trace.header;
+        let block = Block::bordered().title(format!(" SASS · {} ", h.kernel));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let width = inner.width as usize;
+        // The instructions (not the control words), and the warps at each.
+        let slots: Vec<u32> = (0..h.listing.len() as u32).filter(|s| s % 8 != 0).collect();
+        let warps = m.warps();
+        let at: Vec<(u32, String)> = warps
+            .iter()
+            .filter(|&&w| m.stay(w, app.cycle).is_some_and(|s| s.done > app.cycle))
+            .filter_map(|&w| Some((pc_of(m, w, app.cycle)?, warp_name(w))))
+            .collect();
+        let focus = app.focus_pc();
+        let rows = inner.height.saturating_sub(1) as usize;
+        let centre = focus
+            .and_then(|f| slots.iter().position(|&s| s == f))
+            .unwrap_or(0);
+        let first = centre
+            .saturating_sub(rows / 2)
+            .min(slots.len().saturating_sub(rows));
+        let mut lines = vec![Line::styled(
+            fit(
+                "warps here  addr    control  issues  dual  bank  stalled (most)        instruction",
+                width,
+            ),
+            Style::default().add_modifier(Modifier::BOLD),
+        )];
+        for &s in slots.iter().skip(first).take(rows) {
+            let line = &h.listing[s as usize];
+            let c = m.counts.get(s as usize).copied().unwrap_or_default();
+            let here: Vec<&str> = at
+                .iter()
+                .filter(|(pc, _)| *pc == s)
+                .map(|(_, n)| n.as_str())
+                .collect();
+            let stalled: u64 = c.stall.iter().sum();
+            let most = KINDS
+                .iter()
+                .max_by_key(|&&k| (c.stall[k as usize], std::cmp::Reverse(k as u8)))
+                .filter(|&&k| c.stall[k as usize] > 0)
+                .map_or(String::new(), |&k| stall_name(k).to_string());
+            let text = format!(
+                "{} /*{:04x}*/ {:<8} {:>6} {:>5} {:>5} {:>7} {} {}",
+                fit(&here.join(","), 10),
+                s * 8,
+                control(line.ctrl, h.unscheduled_stall),
+                c.issues,
+                c.dual,
+                c.conflicts,
+                stalled,
+                fit(&most, 14),
+                line.text
+            );
+            let style = if Some(s) == focus {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else if !here.is_empty() {
+                Style::default().fg(Color::Green)
+            } else if c.issues == 0 {
+                Style::default().fg(Color::DarkGray)
+            } else {
+                Style::default()
+            };
+            lines.push(Line::styled(fit(&text, width), style));
+        }
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::tests::{app, lines};
+
+    #[test]
+    fn the_listing_shows_warps_control_bytes_and_counts() {
+        let mut a = app();
+        a.jump(150);
+        let l = lines(Sass(&a), 110, 10);
+        assert_eq!(
+            l,
+            [
+                "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────┐",
+                "│warps here  addr    control  issues  dual  bank  stalled (most)        instruction                          │",
+                "│           /*0008*/ wait 2        2     0     0       0                S2R R0, SR_TID.X                     │",
+                "│           /*0010*/ dual          2     2     1       3 control code   FFMA R1, R2, R3, R4                  │",
+                "│           /*0018*/ wait 1        0     0     0       0                FFMA R5, R6, R7, R8                  │",
+                "│           /*0020*/ wait 1        2     0     0       0                LD.E R9, [R10]                       │",
+                "│           /*0028*/ wait 1        2     0     0       2 control code   BAR.SYNC 0x0                         │",
+                "│0.0,0.1    /*0030*/ wait 1        2     0     0     487 dependency     FADD R1, R1, R9                      │",
+                "│           /*0038*/ wait 1        2     0     0       2 control code   EXIT                                 │",
+                "└────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
+            ]
+        );
+        assert_eq!(control(0x04, 16), "dual");
+        assert_eq!(control(0x00, 16), "wait 16");
+        assert_eq!(control(0x25, 16), "wait 6");
+    }
+}

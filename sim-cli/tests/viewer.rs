@@ -1,0 +1,195 @@
+//! The pipeline viewer as a user drives it: `keplersim run --trace` on the
+//! tuned SGEMM, `keplersim view` in a tmux session fed keys with
+//! `send-keys`, its screens read back with `capture-pane`; and the
+//! Perfetto export of the same trace, whose slices say which cycles the
+//! screens must show. Skipped, with a note, where tmux is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+fn keplersim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_keplersim"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("tmux runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The screen once it shows `want` (or after a few seconds, as it is).
+fn screen(session: &str, want: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let s = tmux(&["capture-pane", "-t", session, "-p"]);
+        if s.contains(want) || start.elapsed() > Duration::from_secs(10) {
+            return s;
+        }
+        sleep(Duration::from_millis(100));
+    }
+}
+
+/// Records SM 0's first 20000 cycles of a shortened tuned SGEMM (2 blocks).
+fn record(dir: &Path) -> PathBuf {
+    let t = dir.join("t.kst");
+    let out = keplersim()
+        .current_dir(root())
+        .args([
+            "run",
+            "traces/sgemm/sgemm.cubin",
+            "--set",
+            "m=192",
+            "--set",
+            "n=384",
+        ])
+        .args(["--set", "k=384", "--sms", "1", "--trace"])
+        .arg(&t)
+        .args([
+            "--trace-sms",
+            "0",
+            "--trace-cycles",
+            "0..20000",
+            "--perfetto",
+        ])
+        .arg(dir.join("t.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("trace       ") && text.contains("check       c: PASS"),
+        "{text}"
+    );
+    t
+}
+
+#[test]
+fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
+    let dir = std::env::temp_dir().join(format!("keplersim-viewer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = record(&dir);
+    // The Perfetto export: where the first barrier arrival and the first
+    // bank conflict are.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("t.json")).unwrap()).unwrap();
+    let ev = json["traceEvents"].as_array().unwrap();
+    let first = |pred: &dyn Fn(&serde_json::Value) -> bool| {
+        ev.iter()
+            .filter(|e| pred(e))
+            .filter_map(|e| e["ts"].as_u64())
+            .min()
+            .unwrap()
+    };
+    let barrier = first(&|e| e["cat"] == "barrier");
+    let conflict =
+        first(&|e| e["cat"] == "issue" && e["args"]["bank_conflict"].as_u64().unwrap_or(0) >= 2);
+    assert!(ev
+        .iter()
+        .any(|e| e["cat"] == "issue" && e["args"]["dual"] == true));
+
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("note: tmux is not installed; the viewer's terminal test is skipped");
+        return;
+    }
+    let session = format!("keplersim-test-{}", std::process::id());
+    let cmd = format!("{} view {}", env!("CARGO_BIN_EXE_keplersim"), t.display());
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "180",
+        "-y",
+        "45",
+        &cmd,
+    ]);
+    let s = screen(&session, "scheduler 3");
+    let result = std::panic::catch_unwind(|| {
+        for pane in [
+            "scheduler 0",
+            "scheduler 3",
+            "warps (8)",
+            "SASS",
+            "units",
+            "q quit",
+        ] {
+            assert!(s.contains(pane), "{pane}:\n{s}");
+        }
+        assert!(s.contains("cycle 0 of 0..20000"), "{s}");
+        // A few cycles on, pairs issue.
+        tmux(&["send-keys", "-t", &session, "d"]);
+        let s = screen(&session, "‖");
+        assert!(s.contains(" ‖ "), "a dual pair:\n{s}");
+        // The first barrier.
+        tmux(&["send-keys", "-t", &session, "g", "0", "Enter", "b"]);
+        let want = format!("cycle {barrier} of");
+        let s = screen(&session, &want);
+        assert!(
+            s.contains(&want) && s.contains("BAR.SYNC"),
+            "barrier at {barrier}:\n{s}"
+        );
+        // The next cycle, the warp waits at it.
+        tmux(&["send-keys", "-t", &session, "Right"]);
+        let s = screen(&session, "barrier (since");
+        assert!(s.contains(&format!("barrier (since {barrier}")), "{s}");
+        // The first bank conflict.
+        tmux(&["send-keys", "-t", &session, "g", "0", "Enter", "c"]);
+        let want = format!("cycle {conflict} of");
+        let s = screen(&session, &want);
+        assert!(
+            s.contains(&want) && s.contains(" !2"),
+            "conflict at {conflict}:\n{s}"
+        );
+        // Following a warp, and quitting.
+        tmux(&["send-keys", "-t", &session, "w"]);
+        let s = screen(&session, "following 0.0");
+        assert!(s.contains("▶"), "{s}");
+        tmux(&["send-keys", "-t", &session, "q"]);
+        // It quits, and the session (its only program gone) ends.
+        let start = Instant::now();
+        let alive = || {
+            Command::new("tmux")
+                .args(["has-session", "-t", &session])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        while alive() && start.elapsed() < Duration::from_secs(5) {
+            sleep(Duration::from_millis(100));
+        }
+        assert!(!alive(), "q did not quit");
+    });
+    let _ = Command::new("tmux")
+        .args(["kill-session", "-t", &session])
+        .output();
+    std::fs::remove_dir_all(&dir).ok();
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
+
+#[test]
+fn view_rejects_a_file_that_is_not_a_trace() {
+    let dir = std::env::temp_dir().join(format!("keplersim-notrace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("x.kst");
+    std::fs::write(&p, b"hello").unwrap();
+    let out = keplersim().arg("view").arg(&p).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a keplersim trace"));
+    std::fs::remove_dir_all(&dir).ok();
+}
