@@ -8,6 +8,10 @@ use plotters::prelude::*;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// One variant of the study: threads per block, values per thread, GFlop/s,
+/// achieved occupancy.
+pub type StudyPoint = (u32, u32, f64, f64);
+
 fn err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> anyhow::Error + '_ {
     move |e| anyhow!("{}: {e}", path.display())
 }
@@ -119,7 +123,7 @@ pub fn ladder(
 /// The study: GFlop/s (top) and achieved occupancy (bottom) against values
 /// per thread, a line per block size. `rows`: (threads per block, values
 /// per thread, GFlop/s, achieved occupancy).
-pub fn study(path: &Path, rows: &[(u32, u32, f64, f64)]) -> Result<()> {
+pub fn study(path: &Path, rows: &[StudyPoint]) -> Result<()> {
     let e = err(path);
     let root = SVGBackend::new(path, (720, 720)).into_drawing_area();
     root.fill(&WHITE).map_err(&e)?;
@@ -132,7 +136,7 @@ pub fn study(path: &Path, rows: &[(u32, u32, f64, f64)]) -> Result<()> {
     let panel = |area: &Area,
                  title: &str,
                  ymax: f64,
-                 y: &dyn Fn(&(u32, u32, f64, f64)) -> f64,
+                 y: &dyn Fn(&StudyPoint) -> f64,
                  ydesc: &str|
      -> Result<()> {
         let mut chart = ChartBuilder::on(area)

@@ -73,7 +73,7 @@ pub fn run(
             .map_err(|e| anyhow!("{}: {e}", p.display()))?;
     }
     if let Some(p) = plot {
-        let points: Vec<(u32, u32, f64, f64)> = rows
+        let points: Vec<crate::plot::StudyPoint> = rows
             .iter()
             .map(|r| {
                 (
