@@ -4,4 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/fetch-oracle.sh
+# tmux, for the pipeline viewer's terminal test (sim-cli/tests/viewer.rs, which
+# skips with a note where it is missing): a small package, installed when we
+# may (root with apt), never a reason to fail.
+if ! command -v tmux >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq tmux >/dev/null 2>&1 \
+        || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq tmux >/dev/null 2>&1; } \
+        || echo "note: tmux could not be installed; the viewer's terminal test will skip"
+fi
 cargo test --workspace --release "$@"

@@ -418,19 +418,18 @@ pub fn stall_name(s: Stall) -> &'static str {
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let [title, body, help] = Layout::vertical([
+        let [title, top, listing, help] = Layout::vertical([
             Constraint::Length(1),
+            Constraint::Percentage(60),
             Constraint::Min(4),
             Constraint::Length(1),
         ])
         .areas(area);
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
-                .areas(body);
-        let [tl, sa] =
-            Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(left);
+        let [tl, right] =
+            Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(top);
         let [wa, un] =
             Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(right);
+        let sa = listing;
         status::Title(self).render(title, buf);
         timeline::Timeline(self).render(tl, buf);
         sass::Sass(self).render(sa, buf);

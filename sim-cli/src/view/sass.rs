@@ -56,7 +56,7 @@ impl Widget for Sass<'_> {
             .min(slots.len().saturating_sub(rows));
         let mut lines = vec![Line::styled(
             fit(
-                "warps here  addr    control  issues  dual  bank  stalled (most)        instruction",
+                "warps here  addr    control  instruction                    issues  dual  bank  stalled (most)",
                 width,
             ),
             Style::default().add_modifier(Modifier::BOLD),
@@ -76,16 +76,16 @@ impl Widget for Sass<'_> {
                 .filter(|&&k| c.stall[k as usize] > 0)
                 .map_or(String::new(), |&k| stall_name(k).to_string());
             let text = format!(
-                "{} /*{:04x}*/ {:<8} {:>6} {:>5} {:>5} {:>7} {} {}",
+                "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>5} {:>7} {}",
                 fit(&here.join(","), 10),
                 s * 8,
                 control(line.ctrl, h.unscheduled_stall),
+                fit(&line.text, 30),
                 c.issues,
                 c.dual,
                 c.conflicts,
                 stalled,
-                fit(&most, 14),
-                line.text
+                most
             );
             let style = if Some(s) == focus {
                 Style::default().add_modifier(Modifier::REVERSED)
@@ -116,14 +116,14 @@ mod tests {
             l,
             [
                 "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────┐",
-                "│warps here  addr    control  issues  dual  bank  stalled (most)        instruction                          │",
-                "│           /*0008*/ wait 2        2     0     0       0                S2R R0, SR_TID.X                     │",
-                "│           /*0010*/ dual          2     2     1       3 control code   FFMA R1, R2, R3, R4                  │",
-                "│           /*0018*/ wait 1        0     0     0       0                FFMA R5, R6, R7, R8                  │",
-                "│           /*0020*/ wait 1        2     0     0       0                LD.E R9, [R10]                       │",
-                "│           /*0028*/ wait 1        2     0     0       2 control code   BAR.SYNC 0x0                         │",
-                "│0.0,0.1    /*0030*/ wait 1        2     0     0     487 dependency     FADD R1, R1, R9                      │",
-                "│           /*0038*/ wait 1        2     0     0       2 control code   EXIT                                 │",
+                "│warps here  addr    control  instruction                    issues  dual  bank  stalled (most)              │",
+                "│           /*0008*/ wait 2   S2R R0, SR_TID.X                    2     0     0       0                      │",
+                "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2     1       3 control code         │",
+                "│           /*0018*/ wait 1   FFMA R5, R6, R7, R8                 0     0     0       0                      │",
+                "│           /*0020*/ wait 1   LD.E R9, [R10]                      2     0     0       0                      │",
+                "│           /*0028*/ wait 1   BAR.SYNC 0x0                        2     0     0       2 control code         │",
+                "│0.0,0.1    /*0030*/ wait 1   FADD R1, R1, R9                     2     0     0     487 dependency           │",
+                "│           /*0038*/ wait 1   EXIT                                2     0     0       2 control code         │",
                 "└────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
             ]
         );

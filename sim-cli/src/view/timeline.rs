@@ -1,6 +1,6 @@
 //! The schedulers pane: a row per cycle around the one shown, a column per
 //! warp scheduler; each cell the warp and instruction issued (a dual pair as
-//! `FFMA ‖ FFMA`, a register bank conflict as `!2`..`!4`) or, in grey,
+//! `FFMA ‖ FFMA`, a register bank conflict as `!2`..`!4` before it) or, in grey,
 //! why nothing issued.
 
 use ratatui::buffer::Buffer;
@@ -40,8 +40,9 @@ impl Timeline<'_> {
                 } else {
                     app.text(pc).to_string()
                 };
+                // First, so that a narrow column does not cut it off.
                 let bank = if conflict >= 2 {
-                    format!(" !{conflict}")
+                    format!("!{conflict} ")
                 } else {
                     String::new()
                 };
@@ -55,7 +56,7 @@ impl Timeline<'_> {
                 let followed = app.follow == Some(warp);
                 let mark = if followed { "▶" } else { "" };
                 (
-                    format!("{mark}w{} {body}{bank}", warp_name(warp)),
+                    format!("{mark}w{} {bank}{body}", warp_name(warp)),
                     if followed {
                         style.add_modifier(Modifier::BOLD)
                     } else {
@@ -135,7 +136,9 @@ impl Widget for Timeline<'_> {
                 } else {
                     style
                 };
-                spans.push(Span::styled(fit(&text, col), style));
+                // A space after each cell keeps columns apart.
+                spans.push(Span::styled(fit(&text, col.saturating_sub(1)), style));
+                spans.push(Span::raw(" "));
             }
             lines.push(Line::from(spans));
         }
@@ -160,7 +163,7 @@ mod tests {
                 "│cycle    scheduler 0                                 scheduler 1                                  │",
                 "│       0 w0.0 S2R R0, SR_TID.X                       w0.1 S2R R0, SR_TID.X                        │",
                 "│       1 · control code                              · control code                               │",
-                "│       2 w0.0 FFMA ‖ FFMA !2                         w0.1 FFMA ‖ FFMA                             │",
+                "│       2 w0.0 !2 FFMA ‖ FFMA                         w0.1 FFMA ‖ FFMA                             │",
                 "│       3 · bank conflict                             w0.1 LD.E R9, [R10]                          │",
                 "│       4 w0.0 LD.E R9, [R10]                         · control code                               │",
                 "│       5 · control code                              w0.1 BAR.SYNC 0x0                            │",
@@ -174,7 +177,7 @@ mod tests {
         let mut a = app();
         a.follow = Some((0, 1));
         let l = lines(Timeline(&a), 40, 5);
-        assert_eq!(l[2], "│       0 w0.0 S2R R0, …▶w0.1 S2R R0,… │");
+        assert_eq!(l[2], "│       0 w0.0 S2R R0,… ▶w0.1 S2R R0…  │");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("ab", 4), "ab  ");
     }
