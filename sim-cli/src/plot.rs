@@ -1,5 +1,6 @@
-//! SVG plots (plotters): the SGEMM ladder against the paper's gains, and the
-//! profiling study's sweep.
+//! SVG plots (plotters): the SGEMM ladder against the paper's gains, the
+//! profiling study's sweep, and a run's stalls per scheduler with its issue
+//! rate over time.
 
 use std::path::Path;
 
@@ -14,6 +15,18 @@ pub type StudyPoint = (u32, u32, f64, f64);
 
 fn err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> anyhow::Error + '_ {
     move |e| anyhow!("{}: {e}", path.display())
+}
+
+/// A large number in few characters: 3.5M, 250k, 12.
+fn short(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.0}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
 }
 
 const COLORS: [RGBColor; 6] = [
@@ -196,4 +209,175 @@ pub fn study(path: &Path, rows: &[StudyPoint]) -> Result<()> {
     )?;
     root.present().map_err(&e)?;
     Ok(())
+}
+/// A run: each scheduler's cycles by what it did (issued, or stalled by
+/// reason), stacked (left); the SM-average issue rate over time (right).
+/// `sched`: per scheduler, (issue cycles, stall cycles by reason);
+/// `rate`: (cycle, warp-instructions issued per SM-cycle) per window.
+pub fn run(
+    path: &Path,
+    reasons: &[&str],
+    sched: &[(u64, Vec<u64>)],
+    rate: &[(f64, f64)],
+) -> Result<()> {
+    let e = err(path);
+    let root = SVGBackend::new(path, (960, 440)).into_drawing_area();
+    root.fill(&WHITE).map_err(&e)?;
+    let (left, right) = root.split_horizontally(460);
+    let total = sched
+        .iter()
+        .map(|(i, s)| i + s.iter().sum::<u64>())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let mut chart = ChartBuilder::on(&left)
+        .caption("Scheduler cycles: issued, or why not", ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(sched.len() as f64 - 0.5), 0f64..total * 1.05)
+        .map_err(&e)?;
+    chart
+        .configure_mesh()
+        .x_labels(sched.len())
+        .x_label_formatter(&|x| format!("#{}", x.round() as i64))
+        .y_label_formatter(&|y| short(*y))
+        .y_desc("scheduler-cycles, all SMs")
+        .disable_x_mesh()
+        .draw()
+        .map_err(&e)?;
+    let mut names = vec!["issued"];
+    names.extend_from_slice(reasons);
+    let palette: Vec<RGBColor> = (0..names.len())
+        .map(|k| {
+            if k < COLORS.len() {
+                COLORS[k]
+            } else {
+                RGBColor(120 + 20 * k as u8 % 100, 120, 120)
+            }
+        })
+        .collect();
+    for (k, name) in names.iter().enumerate() {
+        let color = palette[k];
+        let bars: Vec<Rectangle<(f64, f64)>> = sched
+            .iter()
+            .enumerate()
+            .map(|(s, (issued, stall))| {
+                let parts: Vec<u64> = std::iter::once(*issued)
+                    .chain(stall.iter().copied())
+                    .collect();
+                let below: u64 = parts[..k].iter().sum();
+                let x = s as f64;
+                Rectangle::new(
+                    [
+                        (x - 0.35, below as f64),
+                        (x + 0.35, (below + parts[k]) as f64),
+                    ],
+                    color.filled(),
+                )
+            })
+            .collect();
+        if sched
+            .iter()
+            .all(|(i, s)| if k == 0 { *i == 0 } else { s[k - 1] == 0 })
+        {
+            continue;
+        }
+        chart
+            .draw_series(bars)
+            .map_err(&e)?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(&e)?;
+    let xmax = rate.last().map_or(1.0, |r| r.0).max(1.0);
+    let ymax = rate.iter().map(|r| r.1).fold(0.0, f64::max).max(0.1) * 1.1;
+    let mut chart = ChartBuilder::on(&right)
+        .caption("Issue rate over time", ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+        .map_err(&e)?;
+    chart
+        .configure_mesh()
+        .x_labels(6)
+        .x_label_formatter(&|x| short(*x))
+        .x_desc("cycle")
+        .y_desc("warp-instructions / SM-cycle")
+        .draw()
+        .map_err(&e)?;
+    chart
+        .draw_series(LineSeries::new(
+            rate.iter().copied(),
+            COLORS[0].stroke_width(2),
+        ))
+        .map_err(&e)?;
+    root.present().map_err(&e)?;
+    Ok(())
+}
+
+/// An observer that counts issued warp-instructions (a dual pair as two) in
+/// windows of `window` cycles, for the issue rate over time.
+pub struct Timeline {
+    pub window: u64,
+    pub bins: Vec<u64>,
+}
+
+impl Timeline {
+    pub fn new(window: u64) -> Timeline {
+        Timeline {
+            window: window.max(1),
+            bins: Vec::new(),
+        }
+    }
+
+    /// (cycle, warp-instructions per SM-cycle) at most `points` of them,
+    /// windows merged to fit.
+    pub fn rate(&self, sms: u32, points: usize) -> Vec<(f64, f64)> {
+        let per = self.bins.len().div_ceil(points.max(1)).max(1);
+        self.bins
+            .chunks(per)
+            .enumerate()
+            .map(|(i, c)| {
+                let span = (c.len() as u64 * self.window * sms.max(1) as u64) as f64;
+                (
+                    (i * per) as f64 * self.window as f64,
+                    c.iter().sum::<u64>() as f64 / span,
+                )
+            })
+            .collect()
+    }
+}
+
+impl sim_core::timing::Observer for Timeline {
+    const ACTIVE: bool = true;
+    fn event(&mut self, e: sim_core::timing::Event) {
+        if let sim_core::timing::Event::Issue { cycle, dual, .. } = e {
+            let b = (cycle / self.window) as usize;
+            if b >= self.bins.len() {
+                self.bins.resize(b + 1, 0);
+            }
+            self.bins[b] += 1 + dual as u64;
+        }
+    }
+}
+
+/// Two observers hearing the same events.
+pub struct Tee<'a, A, B>(pub &'a mut A, pub &'a mut B);
+
+impl<A: sim_core::timing::Observer, B: sim_core::timing::Observer> sim_core::timing::Observer
+    for Tee<'_, A, B>
+{
+    const ACTIVE: bool = true;
+    fn event(&mut self, e: sim_core::timing::Event) {
+        self.0.event(e);
+        self.1.event(e);
+    }
 }

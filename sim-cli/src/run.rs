@@ -80,6 +80,11 @@ pub struct RunArgs {
     /// Min, Max, Avg); the checks' results go to stderr.
     #[arg(long, requires = "metrics")]
     pub csv: bool,
+    /// Plot the run as SVG here: each scheduler's cycles by what it did
+    /// (issued, or stalled by reason), and the issue rate over time (the SMs
+    /// step in lockstep to hear every issue; the results are the same).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Recording the run for the pipeline viewer and Perfetto.
     #[command(flatten)]
     pub trace: crate::trace::TraceArgs,
@@ -207,9 +212,24 @@ pub fn run(args: RunArgs) -> Result<()> {
     } else {
         launch::Mode::Timed(Stepping::Turns)
     };
-    let out = match recording.as_mut() {
-        Some(rec) => launch::execute_observed(&cubin, &r, mode, &config, &read, &mut rec.writer),
-        None => launch::execute_as(&cubin, &r, mode, &config, &read),
+    if args.plot.is_some() && !matches!(mode, launch::Mode::Timed(_)) {
+        bail!("--plot needs a timed run: drop --functional and --order");
+    }
+    let mut timeline = args.plot.as_ref().map(|_| crate::plot::Timeline::new(1000));
+    let out = match (recording.as_mut(), timeline.as_mut()) {
+        (Some(rec), Some(tl)) => launch::execute_observed(
+            &cubin,
+            &r,
+            mode,
+            &config,
+            &read,
+            &mut crate::plot::Tee(&mut rec.writer, tl),
+        ),
+        (Some(rec), None) => {
+            launch::execute_observed(&cubin, &r, mode, &config, &read, &mut rec.writer)
+        }
+        (None, Some(tl)) => launch::execute_observed(&cubin, &r, mode, &config, &read, tl),
+        (None, None) => launch::execute_as(&cubin, &r, mode, &config, &read),
     }
     .map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
@@ -351,6 +371,21 @@ pub fn run(args: RunArgs) -> Result<()> {
     json.insert("checks".into(), serde_json::Value::Array(checks));
     if args.json {
         println!("{}", serde_json::Value::Object(json));
+    }
+    if let (Some(p), Some(tl), Some(t)) = (&args.plot, &timeline, &out.timed) {
+        let n = (config.timing.schedulers as usize).min(t.stats.sched_issue.len());
+        let sched: Vec<(u64, Vec<u64>)> = (0..n)
+            .map(|s| (t.stats.sched_issue[s], t.stats.sched_stall[s].to_vec()))
+            .collect();
+        crate::plot::run(
+            p,
+            &sim_core::timing::events::STALLS,
+            &sched,
+            &tl.rate(t.sms, 400),
+        )?;
+        if !args.json && !args.csv {
+            println!("plotted     {}", p.display());
+        }
     }
     if let Some(rec) = recording {
         rec.finish(&args.trace, args.json || args.csv)?;

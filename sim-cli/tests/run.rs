@@ -224,3 +224,55 @@ fn profile_names_the_main_loops_instructions_with_their_stalls() {
         "{worst}"
     );
 }
+
+/// `--plot` writes an SVG of the schedulers' cycles and the issue rate.
+#[test]
+fn run_plots_the_schedulers_and_the_issue_rate() {
+    let svg = std::env::temp_dir().join(format!("keplersim-run-{}.svg", std::process::id()));
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &path("traces/sgemm/sgemm.cubin"),
+        "--set",
+        "m=192",
+        "--set",
+        "n=192",
+        "--set",
+        "k=192",
+        "--plot",
+        &svg.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("plotted"), "{out}");
+    let text = std::fs::read_to_string(&svg).expect("the SVG");
+    let _ = std::fs::remove_file(&svg);
+    assert!(text.starts_with("<svg"), "{}", &text[..80.min(text.len())]);
+    for want in ["Issue rate over time", "#3", "issued", "barrier"] {
+        assert!(text.contains(want), "no `{want}` in the plot");
+    }
+}
+
+/// `bench sgemm` prints each step's gain beside the paper's and plots it.
+#[test]
+fn bench_sgemm_prints_the_gains_beside_the_papers_and_plots_them() {
+    let svg = std::env::temp_dir().join(format!("keplersim-ladder-{}.svg", std::process::id()));
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "sgemm",
+        "--sizes",
+        "384",
+        "--plot",
+        &svg.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    for want in [
+        "| step | paper (K20m) | model, 384 |",
+        "| +Reg | about 10% |",
+        "| +Dual | 84-106% |",
+        "| all, baseline to +Dual | 2.6x |",
+    ] {
+        assert!(out.contains(want), "no `{want}`:\n{out}");
+    }
+    let text = std::fs::read_to_string(&svg).expect("the SVG");
+    let _ = std::fs::remove_file(&svg);
+    assert!(text.contains("SGEMM ladder"));
+}
