@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Subcommand;
-use sim_core::config::Chip;
-use sim_core::func::BlockOrder;
-use sim_core::launch;
-use sim_core::timing::Stepping;
+use sim_kernels::speed::{self, Best, GOAL_CYCLES_PER_S, GOAL_SIZE};
 
 /// The benchmarks.
 #[derive(Subcommand)]
@@ -144,20 +141,19 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
 }
 
 fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) -> Result<()> {
+    use sim_kernels::micro::{self, Kind};
     let cfg = crate::run::load_config(config)?;
     let t0 = std::time::Instant::now();
-    let rows = crate::micro::suite(&workspace(), &cfg, fast)?;
-    crate::micro::print(&rows);
-    let out = rows.iter().filter(|r| !r.ok).count();
-    let count = |k: crate::micro::Kind| rows.iter().filter(|r| r.kind == k).count();
-    use crate::micro::Kind;
+    let rows = micro::suite(&workspace(), &cfg, fast)?;
+    print!("{}", micro::table(&rows));
+    let out = micro::out_of_band(&rows);
     println!(
         "{} rows: {} checked against an independent K20m figure, {} fitted (a parameter was set from the figure), {} properties, {} predictions (not checked); {out} out of band ({:.1} s)",
         rows.len(),
-        count(Kind::Checked),
-        count(Kind::Fitted),
-        count(Kind::Property),
-        count(Kind::Prediction),
+        micro::count(&rows, Kind::Checked),
+        micro::count(&rows, Kind::Fitted),
+        micro::count(&rows, Kind::Property),
+        micro::count(&rows, Kind::Prediction),
         t0.elapsed().as_secs_f64()
     );
     if let Some(p) = json {
@@ -169,12 +165,6 @@ fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) ->
     }
     Ok(())
 }
-
-/// The speed goal of issue 4: simulated cycles per second at 1536, one core.
-const GOAL_CYCLES_PER_S: f64 = 500_000.0;
-
-/// The size the goal is set at.
-const GOAL_SIZE: i64 = 1536;
 
 /// What `bench speed` measured, as `--json` writes it.
 #[derive(serde::Serialize)]
@@ -259,27 +249,13 @@ fn cpu_field(cpuinfo: &str, key: &str) -> Option<String> {
 }
 
 fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Result<()> {
-    let (cubin, r, read) = sgemm(size)?;
+    let sgemm = launch(size)?;
     let cfg = crate::run::load_config(config)?;
     let runs = runs.max(1);
-    let mut best = f64::MAX;
-    let mut out = None;
-    for _ in 0..runs {
-        let o = launch::execute_as(
-            &cubin,
-            &r,
-            launch::Mode::Timed(Stepping::Turns),
-            &cfg,
-            &read,
-        )
-        .map_err(|e| anyhow!("{e}"))?;
-        best = best.min(o.sim_time.as_secs_f64());
-        out = Some(o);
-    }
-    let out = out.ok_or_else(|| anyhow!("no run"))?;
-    if !out.passed() {
-        bail!("the SGEMM result is wrong: the benchmark's figure would mean nothing");
-    }
+    let Best {
+        seconds: best,
+        outcome: out,
+    } = sgemm.timed(&cfg, runs)?;
     let t = out.timed.as_ref().ok_or_else(|| anyhow!("not timed"))?;
     let wi = t.stats.warp_instructions as f64;
     let flops = 2.0 * (size as f64).powi(3);
@@ -328,48 +304,24 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
     Ok(())
 }
 
-type Read = Box<dyn Fn(&str) -> Result<Vec<u8>, String>>;
-
-/// The tiled SGEMM's launch at `size`, resolved.
-fn sgemm(size: i64) -> Result<(sim_isa::cubin::Cubin, launch::Resolved, Read)> {
-    if size <= 0 || size % 64 != 0 {
-        bail!("--size {size}: must be a positive multiple of 64");
+/// The speed benchmarks' launch at `size`, the size checked as an argument.
+fn launch(size: i64) -> Result<speed::Launch> {
+    if size <= 0 || size % speed::GRAIN != 0 {
+        bail!(
+            "--size {size}: must be a positive multiple of {}",
+            speed::GRAIN
+        );
     }
-    let launch_path = workspace().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
-    let cubin_path = launch_path.with_file_name("sgemm_tiled_4x4.cubin");
-    let text = std::fs::read_to_string(&launch_path)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
-    let spec = launch::parse(&text).map_err(|e| anyhow!("{}:{e}", launch_path.display()))?;
-    let dir = launch_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let read: Read = Box::new(move |f: &str| std::fs::read(dir.join(f)).map_err(|e| e.to_string()));
-    let sets: Vec<(String, i64)> = ["m", "n", "k"]
-        .iter()
-        .map(|v| (v.to_string(), size))
-        .collect();
-    let r = launch::resolve(&spec, &sets, &read)
-        .map_err(|e| anyhow!("{}: {e}", launch_path.display()))?;
-    let cubin = crate::run::load_cubin(&cubin_path, &[])?;
-    Ok((cubin, r, read))
+    Ok(speed::Launch::sgemm(&workspace(), size)?)
 }
 
 fn func(size: i64, runs: u32) -> Result<()> {
-    let (cubin, r, read) = sgemm(size)?;
+    let sgemm = launch(size)?;
     let runs = runs.max(1);
-    let mut best = f64::MAX;
-    let mut out = None;
-    for _ in 0..runs {
-        let o = launch::execute(&cubin, &r, BlockOrder::Natural, &Chip::K20M, &read)
-            .map_err(|e| anyhow!("{e}"))?;
-        best = best.min(o.sim_time.as_secs_f64());
-        out = Some(o);
-    }
-    let out = out.ok_or_else(|| anyhow!("no run"))?;
-    if !out.passed() {
-        bail!("the SGEMM result is wrong: the benchmark's figure would mean nothing");
-    }
+    let Best {
+        seconds: best,
+        outcome: out,
+    } = sgemm.functional(runs)?;
     let wi = out.stats.warp_instructions as f64;
     println!("bench func: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, checked bit-exact");
     println!("  warp-instructions   {}", out.stats.warp_instructions);

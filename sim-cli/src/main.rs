@@ -11,12 +11,10 @@ mod compile;
 mod golden;
 mod isa;
 mod ladder;
-mod micro;
 mod perfetto;
 mod plot;
 mod profile;
 mod run;
-mod sgemm;
 mod study;
 mod trace;
 mod view;
@@ -139,13 +137,13 @@ fn gen(cmd: GenCmd) -> Result<()> {
             launch,
             size,
         } => {
-            let v = sgemm::Variant::ladder(&step, block).ok_or_else(|| {
+            let v = sim_kernels::sgemm::Variant::ladder(&step, block).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--step {step} --block {block}: the steps are {} and the blocks 8 and 12",
-                    sgemm::LADDER.join(", ")
+                    sim_kernels::sgemm::LADDER.join(", ")
                 )
             })?;
-            let g = sgemm::generate(v);
+            let g = sim_kernels::sgemm::generate(v);
             std::fs::write(&output, &g.sass).with_context(|| format!("{}", output.display()))?;
             println!(
                 "{}: {}, {} registers; loop: {} instructions, {} FFMAs, {} dual-issue pairs",
@@ -162,7 +160,7 @@ fn gen(cmd: GenCmd) -> Result<()> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                std::fs::write(&l, sgemm::launch_file(v, &name, size))
+                std::fs::write(&l, sim_kernels::sgemm::launch_file(v, &name, size))
                     .with_context(|| format!("{}", l.display()))?;
             }
             Ok(())
@@ -294,46 +292,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Appends `file`'s lines to `text`, each `.include "NAME"` line replaced by
-/// the lines of NAME (relative to the including file), recording where each
-/// line came from.
-fn include(
-    file: &std::path::Path,
-    text: &mut String,
-    origin: &mut Vec<(PathBuf, usize)>,
-    stack: &mut Vec<PathBuf>,
-) -> Result<()> {
-    let bytes = read_file(file)?;
-    let src = String::from_utf8(bytes)
-        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
-    let canon = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-    if stack.contains(&canon) {
-        anyhow::bail!("{}: included from itself", file.display());
-    }
-    stack.push(canon);
-    for (i, line) in src.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("").trim();
-        if let Some(rest) = code.strip_prefix(".include") {
-            let name = rest.trim().trim_matches('"');
-            if name.is_empty() || !rest.trim().starts_with('"') {
-                anyhow::bail!("{}:{}: `.include \"FILE\"`", file.display(), i + 1);
-            }
-            let inc = file
-                .parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join(name);
-            include(&inc, text, origin, stack)
-                .with_context(|| format!("included at {}:{}", file.display(), i + 1))?;
-            continue;
-        }
-        text.push_str(line);
-        text.push('\n');
-        origin.push((file.to_path_buf(), i + 1));
-    }
-    stack.pop();
-    Ok(())
-}
-
 /// Reads a file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
@@ -359,28 +317,7 @@ fn asm(file: &std::path::Path, output: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-/// Assembles a SASS file into cubin bytes.
+/// Assembles a SASS file (its `.include`s expanded) into cubin bytes.
 pub fn assemble(file: &std::path::Path) -> Result<Vec<u8>> {
-    let mut text = String::new();
-    let mut origin: Vec<(PathBuf, usize)> = Vec::new();
-    include(file, &mut text, &mut origin, &mut Vec::new())?;
-    let kernels = sim_isa::asm::assemble_source(&text).map_err(|e| {
-        let (f, l) = origin
-            .get(e.line.wrapping_sub(1))
-            .cloned()
-            .unwrap_or((file.to_path_buf(), e.line));
-        anyhow::anyhow!("{}:{l}: {}", f.display(), e.message)
-    })?;
-    if kernels.is_empty() {
-        anyhow::bail!(
-            "{}: no kernel (start one with `.kernel NAME`)",
-            file.display()
-        );
-    }
-    let mut w = sim_isa::cubin::CubinWriter::new();
-    for k in kernels {
-        w.add_kernel(k);
-    }
-    w.to_bytes()
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
+    Ok(sim_kernels::workload::assemble(file)?)
 }

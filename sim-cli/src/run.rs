@@ -11,6 +11,7 @@ use sim_core::func::BlockOrder;
 use sim_core::launch::{self, spec::Compare};
 use sim_core::timing::Stepping;
 use sim_isa::cubin::Cubin;
+use sim_kernels::workload::peak_gflops;
 
 /// The arguments of `keplersim run`.
 #[derive(Args)]
@@ -724,14 +725,6 @@ pub fn reader(dir: &Path) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
         let p = dir.join(f);
         std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
     }
-}
-
-/// The FP32 peak of `sms` SMs of `config`, GFlop/s: a 32-lane group per
-/// scheduler and one shared by each pair of schedulers (6 x 32 lanes on the
-/// K20m), an FFMA being two operations.
-pub fn peak_gflops(config: &Config, sms: u32) -> f64 {
-    let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
-    sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3
 }
 
 /// Reads and validates a configuration file; none means the K20m.

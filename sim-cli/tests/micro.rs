@@ -1,8 +1,6 @@
-//! The microbenchmark suite runs in CI: `keplersim bench micro --fast --check`
-//! fails when any figure leaves its band (every throughput of the facts within
-//! 2%, 1-2-2-1 the best of the six orders, LDS.64 within 5% of 137 GB/s and
-//! above LDS.32 and LDS.128, the streaming reads within 5%, LDS latency within
-//! 2 cycles of 28). The JSON it writes holds every row.
+//! `keplersim bench micro --fast --check` runs in CI: it prints the table,
+//! fails when any figure leaves its band (the bands themselves are checked in
+//! sim-kernels' tests), and writes every row as JSON.
 
 mod common;
 
@@ -24,17 +22,8 @@ fn the_microbenchmarks_stay_in_their_bands() {
     ]);
     println!("{out}");
     assert!(ok, "{err}\n{out}");
-    for row in [
-        "FFMA R5, R9, R3, R1",
-        "order 1-2-2-1",
-        "LDS.64 best",
-        "LDG.128 stream",
-        "LD.128 stream",
-        "latency  LDS",
-        "periodic above 0x20",
-    ] {
-        assert!(out.contains(row), "no `{row}` row:\n{out}");
-    }
+    assert!(out.starts_with("group    benchmark"), "{out}");
+    assert!(out.contains("LDS.64 best"), "{out}");
     assert!(out.contains("0 out of band"), "{out}");
     let rows: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");

@@ -69,3 +69,97 @@ pub fn run_timed(path: &Path, sets: &[(String, i64)], config: &Config) -> Result
         .map_err(|e| Error::Run(format!("{}: {e}", cubin_path.display())));
     out
 }
+
+/// Reads and parses the cubin at `path`.
+pub fn read_cubin(path: &Path) -> Result<Cubin, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::File {
+        path: path.display().to_string(),
+        msg: e.to_string(),
+    })?;
+    Cubin::parse(&bytes).map_err(|e| Error::Run(format!("{}: {e}", path.display())))
+}
+
+/// The FP32 peak of `sms` SMs of `config`, GFlop/s: a 32-lane group per
+/// scheduler and one shared by each pair of schedulers (6 x 32 lanes on the
+/// K20m), an FFMA being two operations.
+pub fn peak_gflops(config: &Config, sms: u32) -> f64 {
+    let lanes = (config.timing.schedulers as f64 * 1.5).floor() * 32.0;
+    sms as f64 * lanes * 2.0 * config.chip.clock_mhz / 1e3
+}
+
+/// Assembles the keplersim assembler file `file` into cubin bytes, its
+/// `.include "NAME"` lines first replaced by the files they name (relative
+/// to the including file). An error names the file and line it comes from.
+pub fn assemble(file: &Path) -> Result<Vec<u8>, Error> {
+    let mut text = String::new();
+    let mut origin: Vec<(PathBuf, usize)> = Vec::new();
+    include(file, &mut text, &mut origin, &mut Vec::new())?;
+    let kernels = sim_isa::asm::assemble_source(&text).map_err(|e| {
+        let (f, l) = origin
+            .get(e.line.wrapping_sub(1))
+            .cloned()
+            .unwrap_or((file.to_path_buf(), e.line));
+        Error::Run(format!("{}:{l}: {}", f.display(), e.message))
+    })?;
+    if kernels.is_empty() {
+        return Err(Error::Run(format!(
+            "{}: no kernel (start one with `.kernel NAME`)",
+            file.display()
+        )));
+    }
+    let mut w = sim_isa::cubin::CubinWriter::new();
+    for k in kernels {
+        w.add_kernel(k);
+    }
+    w.to_bytes()
+        .map_err(|e| Error::Run(format!("{}: {e}", file.display())))
+}
+
+/// Appends `file`'s lines to `text`, each `.include "NAME"` line replaced by
+/// the lines of NAME (relative to the including file), recording where each
+/// line came from; `stack` holds the files being included, to refuse a cycle.
+fn include(
+    file: &Path,
+    text: &mut String,
+    origin: &mut Vec<(PathBuf, usize)>,
+    stack: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    let bytes = std::fs::read(file).map_err(|e| Error::File {
+        path: file.display().to_string(),
+        msg: e.to_string(),
+    })?;
+    let src = String::from_utf8(bytes)
+        .map_err(|e| Error::Run(format!("{}: not UTF-8 text ({e})", file.display())))?;
+    let canon = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    if stack.contains(&canon) {
+        return Err(Error::Run(format!(
+            "{}: included from itself",
+            file.display()
+        )));
+    }
+    stack.push(canon);
+    for (i, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("").trim();
+        if let Some(rest) = code.strip_prefix(".include") {
+            let name = rest.trim().trim_matches('"');
+            if name.is_empty() || !rest.trim().starts_with('"') {
+                return Err(Error::Run(format!(
+                    "{}:{}: `.include \"FILE\"`",
+                    file.display(),
+                    i + 1
+                )));
+            }
+            let inc = file.parent().unwrap_or(Path::new(".")).join(name);
+            include(&inc, text, origin, stack).map_err(|e| Error::Included {
+                at: format!("{}:{}", file.display(), i + 1),
+                error: Box::new(e),
+            })?;
+            continue;
+        }
+        text.push_str(line);
+        text.push('\n');
+        origin.push((file.to_path_buf(), i + 1));
+    }
+    stack.pop();
+    Ok(())
+}

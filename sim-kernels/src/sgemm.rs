@@ -1,5 +1,6 @@
-//! `keplersim gen sgemm`: the generator of the tuned Kepler SGEMM and of its
-//! optimisation ladder, as keplersim assembler source.
+//! The generator of the tuned Kepler SGEMM and of its optimisation ladder, as
+//! keplersim assembler source (`keplersim gen sgemm` writes it, and
+//! `traces/sgemm` holds what it made).
 //!
 //! The kernel is the "TN" SGEMM of `../shared/kepler/k20m-facts.md`: in BLAS
 //! column-major terms `C = alpha * A * B^T + beta * C` with A an `m x k`

@@ -1,4 +1,4 @@
-//! `keplersim bench micro`: the microbenchmark suite of `traces/micro`, run on the
+//! The microbenchmark suite of `traces/micro` (`keplersim bench micro`), run on the
 //! timing model and compared with what was measured on a real K20m (the
 //! calibration facts). Each benchmark is a SASS template in keplersim's
 //! assembler; this module fills in its `{NAME}` holes, assembles it, runs it
@@ -7,13 +7,21 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Result};
 use sim_core::config::Config;
 use sim_core::func::Dims;
 use sim_core::mem::GlobalMem;
 use sim_core::program::Program;
 use sim_core::timing::{run_timed, Nobody, Stepping, Timed};
 use sim_isa::cubin::{Cubin, CubinWriter};
+
+use crate::Error;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// An [`Error::Run`] with a formatted message.
+macro_rules! fail {
+    ($($t:tt)*) => { Error::Run(format!($($t)*)) };
+}
 
 /// What a row's figure is held to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -127,7 +135,7 @@ fn fill(template: &str, vars: &[(&str, String)]) -> Result<String> {
     }
     if let Some(i) = s.find('{').filter(|&i| !s[i..].starts_with("{i}")) {
         let end = s[i..].find('}').map_or(s.len(), |e| i + e + 1);
-        bail!("template hole `{}` is not filled", &s[i..end]);
+        return Err(fail!("template hole `{}` is not filled", &s[i..end]));
     }
     Ok(s)
 }
@@ -156,7 +164,10 @@ impl Clocks {
 impl Suite {
     fn template(&self, name: &str) -> Result<String> {
         let p = self.dir.join(name);
-        std::fs::read_to_string(&p).map_err(|e| anyhow!("{}: {e}", p.display()))
+        std::fs::read_to_string(&p).map_err(|e| Error::File {
+            path: p.display().to_string(),
+            msg: e.to_string(),
+        })
     }
 
     /// Assembles `source` and runs kernel `kernel` on `dims` with an `out`
@@ -172,17 +183,17 @@ impl Suite {
         ints: &[u32],
     ) -> Result<Clocks> {
         let kernels = sim_isa::asm::assemble_source(source)
-            .map_err(|e| anyhow!("{file}:{}: {}", e.line, e.message))?;
+            .map_err(|e| fail!("{file}:{}: {}", e.line, e.message))?;
         let mut w = CubinWriter::new();
         let name = kernels
             .first()
             .map(|k| k.name.clone())
-            .ok_or_else(|| anyhow!("{file}: no kernel"))?;
+            .ok_or_else(|| fail!("{file}: no kernel"))?;
         for k in kernels {
             w.add_kernel(k);
         }
-        let bytes = w.to_bytes().map_err(|e| anyhow!("{file}: {e}"))?;
-        let cubin = Cubin::parse(&bytes).map_err(|e| anyhow!("{file}: {e}"))?;
+        let bytes = w.to_bytes().map_err(|e| fail!("{file}: {e}"))?;
+        let cubin = Cubin::parse(&bytes).map_err(|e| fail!("{file}: {e}"))?;
         let mut global = GlobalMem::new();
         let out = global.alloc("out", vec![0u8; warps * 8]);
         let mut params = out.to_le_bytes().to_vec();
@@ -192,14 +203,14 @@ impl Suite {
                 // A pointer chase: the first word holds its own address.
                 global
                     .write(a, &(a as u32).to_le_bytes())
-                    .map_err(|e| anyhow!("{e:?}"))?;
+                    .map_err(|e| fail!("{e:?}"))?;
             }
             params.extend_from_slice(&a.to_le_bytes());
         }
         for v in ints {
             params.extend_from_slice(&v.to_le_bytes());
         }
-        let prog = Program::load(&cubin, &name, &mut global).map_err(|e| anyhow!("{file}: {e}"))?;
+        let prog = Program::load(&cubin, &name, &mut global).map_err(|e| fail!("{file}: {e}"))?;
         params.resize(prog.param_size as usize, 0);
         let timed = run_timed(
             Stepping::Turns,
@@ -211,10 +222,10 @@ impl Suite {
             1 << 40,
             &mut Nobody,
         )
-        .map_err(|e| anyhow!("{file}: {e}"))?;
+        .map_err(|e| fail!("{file}: {e}"))?;
         let data = &global
             .get("out")
-            .ok_or_else(|| anyhow!("no out buffer"))?
+            .ok_or_else(|| fail!("no out buffer"))?
             .data;
         let pairs = data
             .chunks_exact(8)
@@ -227,7 +238,7 @@ impl Suite {
             .filter(|p| *p != (0, 0))
             .collect::<Vec<_>>();
         if pairs.is_empty() {
-            bail!("{file}: the kernel stored no clocks");
+            return Err(fail!("{file}: the kernel stored no clocks"));
         }
         Ok(Clocks { pairs, timed })
     }
@@ -790,9 +801,24 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Prints the rows as a table.
-pub fn print(rows: &[Row]) {
-    println!(
+/// How many of `rows` are of `kind`.
+pub fn count(rows: &[Row], kind: Kind) -> usize {
+    rows.iter().filter(|r| r.kind == kind).count()
+}
+
+/// How many of `rows` are outside their bands.
+pub fn out_of_band(rows: &[Row]) -> usize {
+    rows.iter().filter(|r| !r.ok).count()
+}
+
+/// The rows as the table `keplersim bench micro` prints, a line each (with
+/// its newline) after a heading. Of the control-byte sweep's predictions,
+/// only the bytes 0x00-0x0f and 0x20-0x2f are printed (the JSON has all).
+pub fn table(rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
         "{:<8} {:<34} {:>10} {:>10} {:>9}  {:<11} {:<10} band",
         "group", "benchmark", "measured", "simulated", "error", "unit", "kind"
     );
@@ -803,7 +829,8 @@ pub fn print(rows: &[Row]) {
         {
             continue;
         }
-        println!(
+        let _ = writeln!(
+            t,
             "{:<8} {:<34} {:>10} {:>10.2} {:>9}  {:<11} {:<10} {}",
             r.group,
             r.name,
@@ -819,4 +846,5 @@ pub fn print(rows: &[Row]) {
             }
         );
     }
+    t
 }

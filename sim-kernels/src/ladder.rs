@@ -1,0 +1,178 @@
+//! The SGEMM optimisation ladder and the 8x8 kernel as a table (`keplersim
+//! bench sgemm`): each kernel of `traces/sgemm` at several sizes, a full timed
+//! simulation whose C is checked bit for bit against the CPU reference, and
+//! the paper's measured gain of each step to hold the model's against.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use sim_core::config::Config;
+use sim_core::launch;
+use sim_core::timing::Stepping;
+
+use crate::{workload, Error};
+
+/// The kernels of the table, in ladder order: (row name, cubin under
+/// `traces/sgemm`).
+pub const KERNELS: [(&str, &str); 6] = [
+    ("baseline", "ladder/baseline.cubin"),
+    ("+Reg", "ladder/reg.cubin"),
+    ("+LD128", "ladder/ld128.cubin"),
+    ("+LDG128", "ladder/ldg128.cubin"),
+    ("+Dual (sgemm.cubin)", "sgemm.cubin"),
+    ("8x8, +Dual (sgemm8x8.cubin)", "sgemm8x8.cubin"),
+];
+
+/// The paper's measured gain of each step over the one before, on a K20m
+/// (low and high; +Reg's is given as about 10%). Step `i` is `KERNELS[i + 1]`
+/// over `KERNELS[i]`.
+pub const PAPER: [(&str, f64, f64); 4] = [
+    ("+Reg", 0.10, 0.10),
+    ("+LD128", 0.27, 0.35),
+    ("+LDG128", 0.05, 0.12),
+    ("+Dual", 0.84, 1.06),
+];
+
+/// The paper's gain from the baseline to +Dual, all steps together.
+pub const PAPER_ALL: f64 = 2.6;
+
+/// One simulated run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Row {
+    pub kernel: String,
+    pub cubin: String,
+    pub size: i64,
+    pub cycles: u64,
+    pub milliseconds: f64,
+    pub gflops: f64,
+    pub percent_of_peak: f64,
+    pub dual_issue_rate: f64,
+    pub conflicts_per_fp32: f64,
+    pub passed: bool,
+    pub wall_seconds: f64,
+}
+
+/// Runs kernel `kernel` (its `cubin` under `dir`, with the launch file beside
+/// it) at m = n = k = `size` on `config`.
+pub fn run_one(
+    dir: &Path,
+    kernel: &str,
+    cubin: &str,
+    size: i64,
+    config: &Config,
+) -> Result<Row, Error> {
+    let cubin_path = dir.join(cubin);
+    let launch_path = cubin_path.with_extension("launch.ron");
+    let sets: Vec<(String, i64)> = ["m", "n", "k"]
+        .iter()
+        .map(|v| (v.to_string(), size))
+        .collect();
+    let r = workload::resolve(&launch_path, &sets)?;
+    let read_dir = launch_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let read = workload::reader(&read_dir);
+    let c = workload::read_cubin(&cubin_path)?;
+    let t0 = std::time::Instant::now();
+    let out = launch::execute_as(&c, &r, launch::Mode::Timed(Stepping::Turns), config, &read)
+        .map_err(|e| Error::Run(format!("{}: {e}", cubin_path.display())))?;
+    let t = out
+        .timed
+        .as_ref()
+        .ok_or_else(|| Error::Run(format!("{}: no timing", cubin_path.display())))?;
+    let ms = t.millis(config);
+    let flops = r.flops.unwrap_or(0) as f64;
+    let gflops = flops / (ms * 1e-3) / 1e9;
+    let peak = workload::peak_gflops(config, t.sms);
+    let conflicts: u64 = t.stats.conflicts.iter().sum();
+    Ok(Row {
+        kernel: kernel.to_string(),
+        cubin: cubin.to_string(),
+        size,
+        cycles: t.cycles,
+        milliseconds: ms,
+        gflops,
+        percent_of_peak: gflops / peak * 100.0,
+        dual_issue_rate: t.stats.dual as f64 / t.stats.issue_cycles.max(1) as f64 * 100.0,
+        conflicts_per_fp32: conflicts as f64 / t.stats.fp32.max(1) as f64,
+        passed: out.passed(),
+        wall_seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// Runs every kernel of [`KERNELS`] (under `dir`) at every size on `jobs`
+/// threads, the biggest first so that the jobs finish together, calling
+/// `done` with each row as it finishes. The rows come back in the order they
+/// finished; the first error, if any, instead.
+pub fn run_all(
+    dir: &Path,
+    sizes: &[i64],
+    config: &Config,
+    jobs: usize,
+    done: &(dyn Fn(&Row) + Sync),
+) -> Result<Vec<Row>, Error> {
+    let mut work: Vec<(usize, usize)> = Vec::new();
+    for (ki, _) in KERNELS.iter().enumerate() {
+        for (si, _) in sizes.iter().enumerate() {
+            work.push((ki, si));
+        }
+    }
+    // Biggest first, so that the jobs finish together.
+    work.sort_by_key(|&(ki, si)| (std::cmp::Reverse(sizes[si]), ki));
+    let queue = Mutex::new(work);
+    let rows: Mutex<Vec<Row>> = Mutex::new(Vec::new());
+    let error: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap().pop();
+                let Some((ki, si)) = next else { break };
+                let (name, cubin) = KERNELS[ki];
+                match run_one(dir, name, cubin, sizes[si], config) {
+                    Ok(row) => {
+                        done(&row);
+                        rows.lock().unwrap().push(row);
+                    }
+                    Err(e) => {
+                        error.lock().unwrap().get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(rows.into_inner().unwrap())
+}
+
+/// The row of `rows` for kernel `KERNELS[ki]` at `size`, if it ran.
+pub fn find(rows: &[Row], ki: usize, size: i64) -> Option<&Row> {
+    rows.iter()
+        .find(|r| r.kernel == KERNELS[ki].0 && r.size == size)
+}
+
+/// The model's gain of `KERNELS[ki + 1]` over `KERNELS[ki]` at `size` (0.27 =
+/// 27% faster), the figure [`PAPER`]`[ki]` is held to.
+pub fn step_gain(rows: &[Row], ki: usize, size: i64) -> Option<f64> {
+    let a = find(rows, ki, size)?.gflops;
+    let b = find(rows, ki + 1, size)?.gflops;
+    Some(b / a - 1.0)
+}
+
+/// The model's gain from the baseline to +Dual at `size`, as a factor (the
+/// figure [`PAPER_ALL`] is held to).
+pub fn ladder_gain(rows: &[Row], size: i64) -> Option<f64> {
+    let a = find(rows, 0, size)?.gflops;
+    let b = find(rows, PAPER.len(), size)?.gflops;
+    Some(b / a)
+}
+
+/// The runs whose C differs from the reference, as `KERNEL at SIZE`.
+pub fn wrong(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| !r.passed)
+        .map(|r| format!("{} at {}", r.kernel, r.size))
+        .collect()
+}
