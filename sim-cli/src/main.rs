@@ -1,4 +1,7 @@
-//! `keplersim`: the command-line front end. The only crate that talks to people.
+//! `keplersim`, a cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35,
+//! Tesla K20m): its commands and their arguments, and what they print. The
+//! only crate that talks to people; the model is `sim-core`'s, the workloads
+//! `sim-kernels`'.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,7 +22,9 @@ mod study;
 mod trace;
 mod view;
 
-/// A cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35, Tesla K20m).
+/// keplersim: a cycle-level simulator of NVIDIA's Kepler GK110 SM (sm_35,
+/// Tesla K20m): run, check, profile and benchmark real sm_35 cubins. (The
+/// line `--help` prints is the package's description.)
 #[derive(Parser)]
 #[command(name = "keplersim", version, about)]
 struct Cli {
