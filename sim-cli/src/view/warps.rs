@@ -1,7 +1,8 @@
 //! The warps pane: each warp of the SM at the cycle shown, with its
 //! scheduler, its pc (the next instruction it issues) and what it waits for,
 //! as far as the events tell: issuing, at a barrier, a control code's stall
-//! count, a load or shared access not yet back, or exited.
+//! count, a load or shared access not yet back, its scheduler's stall reason
+//! when its next instruction gave it, or exited.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -10,9 +11,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 use sim_core::timing::ctrl::Ctrl;
 
-use super::model::{SmModel, WarpId};
+use super::model::{Cell, SmModel, WarpId};
 use super::timeline::fit;
-use super::{warp_name, App};
+use super::{stall_name, warp_name, App};
 
 /// The warps pane of an [`App`].
 pub struct Warps<'a>(pub &'a App);
@@ -86,7 +87,15 @@ pub fn state(app: &App, w: WarpId) -> (String, Color) {
         );
     }
     match m.next_issue(w, c) {
-        Some(i) => (format!("issues in {}", i.cycle - c), Color::Reset),
+        Some(i) => {
+            // The scheduler's stall reason, when the instruction that gave
+            // it is this warp's next.
+            let why = match m.cell(i.sched as usize, c) {
+                Cell::Stall { why, pc } if pc == i.pc => format!(" ({})", stall_name(why)),
+                _ => String::new(),
+            };
+            (format!("issues in {}{why}", i.cycle - c), Color::Reset)
+        }
         None => ("no more issues recorded".into(), Color::DarkGray),
     }
 }
