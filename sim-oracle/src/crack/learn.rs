@@ -5,6 +5,9 @@
 use std::collections::HashSet;
 use std::collections::{BTreeMap, HashMap};
 
+use bitvec::prelude::{BitArray, Lsb0};
+use bitvec::view::BitView;
+
 use sim_isa::render;
 use sim_isa::table::{gather, scatter, Fmt};
 
@@ -17,6 +20,11 @@ use super::MAX_ENUM_BITS;
 /// A group whose decoration part is wider than this is not explained by a format.
 const MAX_DECO_BITS: usize = 10;
 use crate::tools::{OracleError, Tools, Verdict, NEUTRAL_CONTROL};
+
+/// A set of bit positions of a 64-bit instruction word (bit `i` is `1 << i`):
+/// the crack's bookkeeping of which bits are fixed, operand or ignored. The
+/// forms it learns keep them as plain `u64`s, as the table and the decoder do.
+type Bits = BitArray<u64, Lsb0>;
 
 /// What nvdisasm said of one word, as the learner keeps it.
 #[derive(Debug, Clone)]
@@ -281,7 +289,7 @@ fn rewrite_pcrel(text: &str, pcrel: &[usize], addr: u64) -> String {
 /// another operation, other operand kinds, or a change that spans operands.
 fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
     let sig = signature(t);
-    let mut mask = 0u64;
+    let mut mask = Bits::ZERO;
     for i in 0..64 {
         let f = s ^ (1u64 << i);
         let opcode = match &l.raw(f).text {
@@ -291,11 +299,9 @@ fn opcode_bits(l: &Learner, s: u64, pcrel: &[usize], t: &str) -> u64 {
                 !optional_operand(t, &ctf) && (signature(tf) != sig || crosses_operands(t, &ctf))
             }
         };
-        if opcode {
-            mask |= 1u64 << i;
-        }
+        mask.set(i, opcode);
     }
-    mask
+    mask.into_inner()
 }
 
 /// True when two texts differ in a stretch that spans more than one operand: a
@@ -717,9 +723,9 @@ pub fn crack(
                     && print_learned(&forms[i], word) != want.ok()
             })
             .flat_map(|&(i, word)| {
-                let ignored = plans[i].ignored;
-                (0..64)
-                    .filter(move |b| ignored >> b & 1 == 1)
+                plans[i]
+                    .ignored
+                    .iter_ones()
                     .map(move |b| word ^ (1u64 << b))
             })
             .collect();
@@ -778,9 +784,9 @@ pub fn crack(
                     merges[i].push(involved.iter().map(|h| h.0).collect());
                 }
                 if let [h] = involved.as_slice() {
-                    for b in (0..64u8).filter(|b| plans[i].ignored >> b & 1 == 1) {
+                    for b in plans[i].ignored.iter_ones() {
                         if l.canon(word ^ (1u64 << b), &pcrel).ok().as_ref() != Some(&want) {
-                            live[i].push((b, h.0));
+                            live[i].push((b as u8, h.0));
                         }
                     }
                 }
@@ -813,7 +819,7 @@ pub fn crack(
             }
             let mut grew = false;
             for (b, gi) in ls {
-                if plan.ignored >> b & 1 == 0 {
+                if !plan.ignored[b as usize] {
                     continue;
                 }
                 let Some(g) = plan.groups.get_mut(gi) else {
@@ -821,7 +827,7 @@ pub fn crack(
                 };
                 g.0.push(b);
                 g.0.sort_unstable();
-                plan.ignored &= !(1u64 << b);
+                plan.ignored.set(b as usize, false);
                 grew = true;
             }
             if grew && ms.is_empty() {
@@ -881,7 +887,7 @@ fn register_fields(l: &Learner, s: u64, mask: u64, pcrel: &[usize], t: &str) -> 
     let xt = tokens(t);
     // (lowest bit, token) -> the field's bits seen so far.
     let mut seen: BTreeMap<(u8, usize), u8> = BTreeMap::new();
-    for i in (0..64u8).filter(|i| mask >> i & 1 == 0) {
+    for i in mask.view_bits::<Lsb0>().iter_zeros().map(|i| i as u8) {
         let Ok(tf) = l.canon(s ^ (1u64 << i), pcrel) else {
             continue;
         };
@@ -1317,16 +1323,19 @@ fn fill_from_seeds(forms: &mut [LearnedForm], seeds: &[u64]) {
         };
         let c = &mut counts[i][sweep.contains(&s) as usize];
         c.0 += 1;
-        for (b, n) in c.1.iter_mut().enumerate() {
-            *n += (s >> b & 1) as u32;
+        for (n, bit) in c.1.iter_mut().zip(s.view_bits::<Lsb0>()) {
+            *n += *bit as u32;
         }
     }
     for (f, [ptxas, swept]) in forms.iter_mut().zip(counts) {
         f.seen = ptxas.0 + swept.0;
         let (n, ones) = if ptxas.0 > 0 { ptxas } else { swept };
-        f.fill = (0..64)
-            .filter(|&b| 2 * ones[b] > n && f.mask >> b & 1 == 0)
-            .fold(0u64, |acc, b| acc | 1 << b);
+        let mut fill = 0u64;
+        let bits = fill.view_bits_mut::<Lsb0>();
+        for b in f.mask.view_bits::<Lsb0>().iter_zeros() {
+            bits.set(b, 2 * ones[b] > n);
+        }
+        f.fill = fill;
     }
 }
 
@@ -1368,7 +1377,8 @@ struct Plan {
     base_toks: Vec<String>,
     /// Groups: bits, and the token spans of the base text they print in.
     groups: Vec<PlanGroup>,
-    ignored: u64,
+    /// The field bits whose flip changes the text of no variant.
+    ignored: Bits,
     /// Bits that are not the form's opcode bits but no value of which other than
     /// the base word's prints: they join the form's fixed bits.
     fixed: u64,
@@ -1428,7 +1438,12 @@ fn sample_values(n: usize) -> Vec<u64> {
 fn plan_groups(l: &Learner, w: &Work) -> Plan {
     let key = (w.mask, w.seed & w.mask);
     let pcrel = l.pcrel_ops.get(&key).cloned().unwrap_or_default();
-    let field_bits: Vec<u8> = (0..64u8).filter(|i| w.mask >> i & 1 == 0).collect();
+    let field_bits: Vec<u8> = w
+        .mask
+        .view_bits::<Lsb0>()
+        .iter_zeros()
+        .map(|i| i as u8)
+        .collect();
     // spans[variant][bit] = Some((a, b)) token span changed by flipping the bit.
     // Usually one span; one per print for a field printed twice.
     let mut spans: Vec<HashMap<u8, Vec<(usize, usize)>>> = Vec::new();
@@ -1459,13 +1474,10 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         }
         spans.push(m);
     }
-    let ignored = field_bits.iter().fold(0u64, |acc, &i| {
-        if changed >> i & 1 == 0 {
-            acc | 1u64 << i
-        } else {
-            acc
-        }
-    });
+    let mut ignored = Bits::ZERO;
+    for &i in &field_bits {
+        ignored.set(i as usize, changed >> i & 1 == 0);
+    }
     // A bit whose flip nvdisasm rejects in every variant (a value of a named
     // table no other value of which is valid here: TXQ's `TEX_HEADER_DIMENSION`)
     // prints nowhere: it is fixed for this form, like an opcode bit.
@@ -1813,7 +1825,7 @@ fn finish_form(l: &Learner, w: &Work, plan: &Plan) -> LearnedForm {
         mnemonic: mnemonic(&seed_text).1.to_string(),
         template: Vec::new(),
         groups: Vec::new(),
-        ignored: plan.ignored,
+        ignored: plan.ignored.into_inner(),
         fill: 0,
         seen: 0,
         rz_split: w.rz_split,
