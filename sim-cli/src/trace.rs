@@ -21,7 +21,7 @@ use sim_core::timing::{Event, Observer};
 pub const MAGIC: [u8; 8] = *b"KEPLTRC\n";
 
 /// The version of the format this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a trace says about its run before the events.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -56,6 +56,10 @@ pub struct Line {
     pub text: String,
     /// Its 8-bit control field (0 for control words).
     pub ctrl: u8,
+    /// The registers it reads from one bank, which the operand collector
+    /// cannot read in one cycle (`R19, R25 on bank 3`), as `keplersim check`
+    /// finds them without operand reuse; empty when none.
+    pub banks: String,
 }
 
 /// A trace read back: its header and its events in the order recorded.
@@ -318,10 +322,22 @@ fn header(
     let mut global = sim_core::mem::GlobalMem::new();
     let prog = sim_core::program::Program::load(cubin, &r.kernel, &mut global)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let check = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse: true });
+    let banks = |slot: u32| {
+        check
+            .findings
+            .iter()
+            .find(|(s, f)| *s == slot && matches!(f, sim_core::check::Finding::Conflict { .. }))
+            .map_or(String::new(), |(_, f)| {
+                let t = f.to_string();
+                t.split_once(": ").map_or(t.clone(), |(_, r)| r.to_string())
+            })
+    };
     let listing = (0..prog.ops.len() as u32)
         .map(|s| Line {
             text: prog.text(s).trim_end_matches(';').to_string(),
             ctrl: prog.ctrl.get(s as usize).copied().unwrap_or(0),
+            banks: banks(s),
         })
         .collect();
     Ok(Header {
@@ -403,6 +419,11 @@ pub(crate) mod tests {
         .map(|&(t, c)| Line {
             text: t.to_string(),
             ctrl: c,
+            banks: if t.starts_with("FFMA R1,") {
+                "R2, R6 on bank 2".into()
+            } else {
+                String::new()
+            },
         })
         .collect();
         let header = Header {

@@ -3,7 +3,8 @@
 //! it is at the cycle shown, its control byte decoded, and its counts over
 //! the whole trace on this SM: issues, dual pairs it started, bank
 //! conflicts, and the scheduler-cycles its warps stalled on it (the largest
-//! reason named).
+//! reason named); last, the registers it reads from one bank, the static
+//! cause of its conflicts.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -56,7 +57,7 @@ impl Widget for Sass<'_> {
             .min(slots.len().saturating_sub(rows));
         let mut lines = vec![Line::styled(
             fit(
-                "warps here  addr    control  instruction                    issues  dual  bank  stalled (most)",
+                "warps here  addr    control  instruction                    issues  dual  bank  stalled (most)                one bank",
                 width,
             ),
             Style::default().add_modifier(Modifier::BOLD),
@@ -76,7 +77,7 @@ impl Widget for Sass<'_> {
                 .filter(|&&k| c.stall[k as usize] > 0)
                 .map_or(String::new(), |&k| stall_name(k).to_string());
             let text = format!(
-                "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>5} {:>7} {}",
+                "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>5} {:>7} {} {}",
                 fit(&here.join(","), 10),
                 s * 8,
                 control(line.ctrl, h.unscheduled_stall),
@@ -85,7 +86,8 @@ impl Widget for Sass<'_> {
                 c.dual,
                 c.conflicts,
                 stalled,
-                most
+                fit(&most, 14),
+                line.banks
             );
             let style = if Some(s) == focus {
                 Style::default().add_modifier(Modifier::REVERSED)
@@ -111,20 +113,20 @@ mod tests {
     fn the_listing_shows_warps_control_bytes_and_counts() {
         let mut a = app();
         a.jump(150);
-        let l = lines(Sass(&a), 110, 10);
+        let l = lines(Sass(&a), 130, 10);
         assert_eq!(
             l,
             [
-                "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────┐",
-                "│warps here  addr    control  instruction                    issues  dual  bank  stalled (most)              │",
-                "│           /*0008*/ wait 2   S2R R0, SR_TID.X                    2     0     0       0                      │",
-                "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2     1       3 control code         │",
-                "│           /*0018*/ wait 1   FFMA R5, R6, R7, R8                 0     0     0       0                      │",
-                "│           /*0020*/ wait 1   LD.E R9, [R10]                      2     0     0       0                      │",
-                "│           /*0028*/ wait 1   BAR.SYNC 0x0                        2     0     0       2 control code         │",
-                "│0.0,0.1    /*0030*/ wait 1   FADD R1, R1, R9                     2     0     0     487 dependency           │",
-                "│           /*0038*/ wait 1   EXIT                                2     0     0       2 control code         │",
-                "└────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
+                "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────┐",
+                "│warps here  addr    control  instruction                    issues  dual  bank  stalled (most)                one bank          │",
+                "│           /*0008*/ wait 2   S2R R0, SR_TID.X                    2     0     0       0                                          │",
+                "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2     1       3 control code   R2, R6 on bank 2          │",
+                "│           /*0018*/ wait 1   FFMA R5, R6, R7, R8                 0     0     0       0                                          │",
+                "│           /*0020*/ wait 1   LD.E R9, [R10]                      2     0     0       0                                          │",
+                "│           /*0028*/ wait 1   BAR.SYNC 0x0                        2     0     0       2 control code                             │",
+                "│0.0,0.1    /*0030*/ wait 1   FADD R1, R1, R9                     2     0     0     487 dependency                               │",
+                "│           /*0038*/ wait 1   EXIT                                2     0     0       2 control code                             │",
+                "└────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
             ]
         );
         assert_eq!(control(0x04, 16), "dual");
