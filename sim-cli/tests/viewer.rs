@@ -193,3 +193,80 @@ fn view_rejects_a_file_that_is_not_a_trace() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a keplersim trace"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_perfetto_export_of_a_whole_run_matches_its_json_report() {
+    let dir = std::env::temp_dir().join(format!("keplersim-perfetto-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("p.json");
+    let out = keplersim()
+        .current_dir(root())
+        .args([
+            "run",
+            "traces/sgemm/sgemm.cubin",
+            "--set",
+            "m=192",
+            "--set",
+            "n=192",
+        ])
+        .args(["--set", "k=96", "--json", "--perfetto"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let ev = trace["traceEvents"].as_array().unwrap();
+    let slices = |cat: &'static str| ev.iter().filter(move |e| e["ph"] == "X" && e["cat"] == cat);
+    // An issue slice per scheduler-cycle that issued, one per pair.
+    assert_eq!(
+        slices("issue").count() as u64,
+        report["issue"]["issue_cycles"].as_u64().unwrap()
+    );
+    assert_eq!(
+        slices("issue")
+            .filter(|e| e["args"]["dual"] == true)
+            .count() as u64,
+        report["issue"]["dual_pairs"].as_u64().unwrap()
+    );
+    // Stall slices as long as the report's stalls, reason by reason.
+    for (reason, cycles) in report["stalls"]["by_reason"].as_object().unwrap() {
+        let name = reason.replace('_', " ");
+        let sum: u64 = slices("stall")
+            .filter(|e| e["name"] == name.as_str())
+            .map(|e| e["dur"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, cycles.as_u64().unwrap(), "{reason}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn recording_options_are_checked() {
+    let run = |extra: &[&str]| {
+        let out = keplersim()
+            .current_dir(root())
+            .args([
+                "run",
+                "traces/sgemm/sgemm.cubin",
+                "--set",
+                "m=192",
+                "--set",
+                "n=192",
+            ])
+            .args(["--set", "k=8"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(run(&["--trace-cycles", "0..10"]).contains("need --trace"));
+    assert!(run(&["--trace", "/dev/null", "--trace-cycles", "9..9"]).contains("empty window"));
+    assert!(run(&["--trace", "/dev/null", "--trace-sms", "x"]).contains("not an SM number"));
+    assert!(run(&["--trace", "/dev/null", "--functional"]).contains("need a timed run"));
+}
