@@ -1,4 +1,4 @@
-//! Evidence for the reading of the control byte (issue 4), from ptxas's own
+//! Evidence for the reading of the control byte, from ptxas's own
 //! scheduling of the kernel suite: an ALU instruction whose result the very next
 //! instruction reads carries `0x2n` with n >= 8, and `0x28` when nothing else
 //! holds the consumer back (bit 5 and a stall count of 8: issue, then 8 more
