@@ -609,6 +609,11 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
         Ok(())
     };
     let mut last_line = k.line;
+    // A listing gives every group's control word on a line of its own; an
+    // instruction where that line should be sits in the control slot itself
+    // (ptxas can end a kernel with its `BRA` to itself there, and pad the
+    // group after it with `NOP`s).
+    let listing = k.items.iter().any(|i| matches!(i, Item::Control { .. }));
     for item in &k.items {
         match item {
             Item::Control { word, line } => {
@@ -625,6 +630,37 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 // (a kernel's last `BRA` to itself, past its end).
                 code.push(0);
                 pending_ctrl = Some(CtrlGroup::new(code.len() - 1, Some(*word)));
+                last_line = *line;
+            }
+            Item::Ins {
+                text,
+                field,
+                hint,
+                line,
+            } if listing && field.is_none() && pending_ctrl.is_some_and(|p| p.filled == 7) => {
+                if let Some(p) = pending_ctrl.take() {
+                    close(&mut code, p, *line)?;
+                }
+                let addr = 8 * code.len() as u64;
+                let t = substitute(text, &k, &addr_of).map_err(|message| AsmError {
+                    line: *line,
+                    message,
+                })?;
+                let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
+                    line: *line,
+                    message: e.to_string(),
+                })?;
+                if let Some(h) = *hint {
+                    if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
+                        word = h;
+                    }
+                }
+                // The word stands in the group's control slot, taken as it is,
+                // as a control word line's would be; the instructions after it
+                // fill the group (and the slot number, which skips control
+                // slots, is unchanged).
+                code.push(word);
+                pending_ctrl = Some(CtrlGroup::new(code.len() - 1, Some(word)));
                 last_line = *line;
             }
             Item::Ins {
