@@ -76,20 +76,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             launch_path.display()
         )
     })?;
-    let sets = args
-        .set
-        .iter()
-        .map(|s| {
-            let (k, v) = s
-                .split_once('=')
-                .ok_or_else(|| anyhow!("--set {s}: expected NAME=VALUE"))?;
-            let v: i64 = v
-                .trim()
-                .parse()
-                .map_err(|_| anyhow!("--set {s}: `{v}` is not an integer"))?;
-            Ok((k.trim().to_string(), v))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let sets = crate::run::parse_sets(&args.set)?;
     let (r, dir) = crate::run::resolve_launch(&launch_path, &text, &sets)?;
     let read = crate::run::reader(&dir);
     let cubin = crate::run::load_cubin(&args.file, &[])?;

@@ -754,7 +754,8 @@ pub fn load_cubin_with(file: &Path, defines: &[String], nvrtc: &[String]) -> Res
     Cubin::parse(&bytes).map_err(|e| anyhow!("{}: {e}", file.display()))
 }
 
-fn parse_sets(sets: &[String]) -> Result<Vec<(String, i64)>> {
+/// `--set NAME=VALUE` arguments as launch-file variable overrides.
+pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, i64)>> {
     sets.iter()
         .map(|s| {
             let (k, v) = s

@@ -598,17 +598,6 @@ pub(crate) mod tests {
             .any(|e| matches!(e, Event::BlockDone { .. })));
     }
 
-    /// Hears every event twice: the window's writer and the whole run's.
-    struct Both<A, B>(A, B);
-
-    impl<A: Observer, B: Observer> Observer for Both<A, B> {
-        const ACTIVE: bool = true;
-        fn event(&mut self, e: Event) {
-            self.0.event(e);
-            self.1.event(e);
-        }
-    }
-
     #[test]
     fn the_recorded_events_add_up_to_the_runs_counters() {
         use sim_core::timing::events::NSTALLS;
@@ -630,23 +619,22 @@ pub(crate) mod tests {
         )
         .unwrap();
         let window = 1000..3000;
-        let mut both = Both(
-            TraceWriter::new(Vec::new(), &h, window.clone(), &[1]).unwrap(),
-            TraceWriter::new(Vec::new(), &h, 0..u64::MAX, &[]).unwrap(),
-        );
+        // Every event heard twice: by the window's writer and the whole run's.
+        let mut part_w = TraceWriter::new(Vec::new(), &h, window.clone(), &[1]).unwrap();
+        let mut all_w = TraceWriter::new(Vec::new(), &h, 0..u64::MAX, &[]).unwrap();
         let out = sim_core::launch::execute_observed(
             &cubin,
             &r,
             sim_core::launch::Mode::Timed(sim_core::timing::Stepping::Lockstep),
             &config,
             &crate::run::reader(&dir),
-            &mut both,
+            &mut crate::plot::Tee(&mut part_w, &mut all_w),
         )
         .unwrap();
         assert!(out.passed());
         let t = out.timed.unwrap();
-        let part = Trace::from_bytes(&both.0.finish().unwrap()).unwrap();
-        let all = Trace::from_bytes(&both.1.finish().unwrap()).unwrap();
+        let part = Trace::from_bytes(&part_w.finish().unwrap()).unwrap();
+        let all = Trace::from_bytes(&all_w.finish().unwrap()).unwrap();
         // The whole run's events: the run's counters.
         let (mut issues, mut dual, mut stall, mut conflicts) = (0, 0, [0u64; NSTALLS], [0u64; 3]);
         let (mut releases, mut shared, mut tx, mut global, mut lines, mut ro) = (0, 0, 0, 0, 0, 0);

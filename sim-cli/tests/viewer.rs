@@ -1,5 +1,5 @@
 //! The pipeline viewer as a user drives it: `keplersim run --trace` on the
-//! tuned SGEMM, `keplersim view` in a tmux session fed keys with
+//! tuned SGEMM, `keplersim view` in a tmux terminal fed keys with
 //! `send-keys`, its screens read back with `capture-pane`; and the
 //! Perfetto export of the same trace, whose slices say which cycles the
 //! screens must show. Skipped, with a note, where tmux is not installed.
@@ -27,10 +27,19 @@ fn tmux(args: &[&str]) -> String {
 }
 
 /// The screen once it shows `want` (or after a few seconds, as it is).
-fn screen(session: &str, want: &str) -> String {
+/// Types `keys` into tmux terminal `term` and gives its screen once it shows
+/// `want`.
+fn press(term: &str, keys: &[&str], want: &str) -> String {
+    let mut args = vec!["send-keys", "-t", term];
+    args.extend_from_slice(keys);
+    tmux(&args);
+    screen(term, want)
+}
+
+fn screen(term: &str, want: &str) -> String {
     let start = Instant::now();
     loop {
-        let s = tmux(&["capture-pane", "-t", session, "-p"]);
+        let s = tmux(&["capture-pane", "-t", term, "-p"]);
         if s.contains(want) || start.elapsed() > Duration::from_secs(10) {
             return s;
         }
@@ -104,20 +113,10 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
         eprintln!("note: tmux is not installed; the viewer's terminal test is skipped");
         return;
     }
-    let session = format!("keplersim-test-{}", std::process::id());
+    let term = format!("keplersim-test-{}", std::process::id());
     let cmd = format!("{} view {}", env!("CARGO_BIN_EXE_keplersim"), t.display());
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "180",
-        "-y",
-        "45",
-        &cmd,
-    ]);
-    let s = screen(&session, "scheduler 3");
+    tmux(&["new", "-d", "-s", &term, "-x", "180", "-y", "45", &cmd]);
+    let s = screen(&term, "scheduler 3");
     let result = std::panic::catch_unwind(|| {
         for pane in [
             "scheduler 0",
@@ -131,39 +130,34 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
         }
         assert!(s.contains("cycle 0 of 0..20000"), "{s}");
         // A few cycles on, pairs issue.
-        tmux(&["send-keys", "-t", &session, "d"]);
-        let s = screen(&session, "‖");
+        let s = press(&term, &["d"], "‖");
         assert!(s.contains(" ‖ "), "a dual pair:\n{s}");
         // The first barrier.
-        tmux(&["send-keys", "-t", &session, "g", "0", "Enter", "b"]);
         let want = format!("cycle {barrier} of");
-        let s = screen(&session, &want);
+        let s = press(&term, &["g", "0", "Enter", "b"], &want);
         assert!(
             s.contains(&want) && s.contains("BAR.SYNC"),
             "barrier at {barrier}:\n{s}"
         );
         // The next cycle, the warp waits at it.
-        tmux(&["send-keys", "-t", &session, "Right"]);
-        let s = screen(&session, "barrier (since");
+        let s = press(&term, &["Right"], "barrier (since");
         assert!(s.contains(&format!("barrier (since {barrier}")), "{s}");
         // The first bank conflict.
-        tmux(&["send-keys", "-t", &session, "g", "0", "Enter", "c"]);
         let want = format!("cycle {conflict} of");
-        let s = screen(&session, &want);
+        let s = press(&term, &["g", "0", "Enter", "c"], &want);
         assert!(
             s.contains(&want) && s.contains(" !2"),
             "conflict at {conflict}:\n{s}"
         );
         // Following a warp, and quitting.
-        tmux(&["send-keys", "-t", &session, "w"]);
-        let s = screen(&session, "following 0.0");
+        let s = press(&term, &["w"], "following 0.0");
         assert!(s.contains("▶"), "{s}");
-        tmux(&["send-keys", "-t", &session, "q"]);
-        // It quits, and the session (its only program gone) ends.
+        tmux(&["send-keys", "-t", &term, "q"]);
+        // It quits, and the terminal (its only program gone) ends.
         let start = Instant::now();
         let alive = || {
             Command::new("tmux")
-                .args(["has-session", "-t", &session])
+                .args(["has", "-t", &term])
                 .stderr(std::process::Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success())
@@ -174,7 +168,7 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
         assert!(!alive(), "q did not quit");
     });
     let _ = Command::new("tmux")
-        .args(["kill-session", "-t", &session])
+        .args(["kill-ses", "-t", &term])
         .output();
     std::fs::remove_dir_all(&dir).ok();
     if let Err(e) = result {
