@@ -244,3 +244,83 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
         );
     }
 }
+
+/// A run under a [`sim_core::timing::Control`]: the default changes nothing;
+/// `max_blocks` runs the grid's first blocks and says so; `until` ends after
+/// that cycle with the counters up to it; a stop flag already set ends the
+/// run before anything ran; `progress` hears every block once, in cycle order.
+#[test]
+fn a_control_ends_a_run_early_and_says_why() {
+    use sim_core::timing::{Control, Partial, Progress};
+    use std::sync::atomic::AtomicBool;
+    let config = Config::default();
+    let path = root().join("traces/kernels/sgemm_tiled_4x4.launch.ron");
+    let (cubin, r, read) = load(&path);
+    let go = |ctl: &mut Control| {
+        launch::execute_controlled(
+            &cubin,
+            &r,
+            Mode::Timed(Stepping::Turns),
+            &config,
+            &read,
+            &mut sim_core::timing::Nobody,
+            ctl,
+        )
+        .expect("runs")
+    };
+    let whole = run(&path, &config);
+    let wt = whole.timed.as_ref().unwrap();
+    let blocks = r.dims.blocks();
+    assert!(blocks > 4, "a grid of several blocks");
+    let mut heard: Vec<Progress> = Vec::new();
+    let mut hear = |p: &Progress| heard.push(*p);
+    let same = go(&mut Control {
+        progress: Some(&mut hear),
+        ..Default::default()
+    });
+    assert_eq!(same.timed, whole.timed, "a control that ends nothing");
+    assert!(same.passed() && !same.checks.is_empty());
+    assert_eq!(heard.len() as u64, blocks, "one report per block");
+    for (k, p) in heard.iter().enumerate() {
+        assert_eq!((p.done, p.total), (k as u64 + 1, blocks));
+    }
+    assert!(heard
+        .windows(2)
+        .all(|w| (w[0].cycle, w[0].sm) <= (w[1].cycle, w[1].sm)));
+    assert_eq!(heard.last().unwrap().cycle + 1, wt.cycles);
+
+    let first = go(&mut Control {
+        max_blocks: Some(3),
+        ..Default::default()
+    });
+    let ft = first.timed.as_ref().unwrap();
+    assert_eq!(
+        ft.partial,
+        Some(Partial::Blocks {
+            ran: 3,
+            grid: blocks
+        })
+    );
+    assert!(ft.cycles < wt.cycles && ft.stats.warp_instructions < wt.stats.warp_instructions);
+    assert!(first.checks.is_empty(), "a partial run checks nothing");
+
+    let until = wt.cycles / 3;
+    let cut = go(&mut Control {
+        until: Some(until),
+        ..Default::default()
+    });
+    let ct = cut.timed.as_ref().unwrap();
+    assert_eq!(ct.partial, Some(Partial::Until(until)));
+    assert_eq!(ct.cycles, until + 1);
+    assert!(ct.stats.warp_instructions > 0);
+    assert!(ct.stats.warp_instructions < wt.stats.warp_instructions);
+
+    let flag = AtomicBool::new(true);
+    let stopped = go(&mut Control {
+        stop: Some(&flag),
+        ..Default::default()
+    });
+    let st = stopped.timed.as_ref().unwrap();
+    assert_eq!(st.partial, Some(Partial::Stopped));
+    assert_eq!(st.stats.warp_instructions, 0);
+}

@@ -78,11 +78,68 @@ pub fn occupancy(prog: &Program, dims: &Dims, config: &Config) -> Result<Occupan
     })
 }
 
+/// What may end a timed run before its grid is done, and who hears how far
+/// it has come. The default ends nothing and tells no one: the run is whole.
+#[derive(Default)]
+pub struct Control<'a> {
+    /// Start none of the grid's blocks past its first `max_blocks` (in grid
+    /// order): the run ends when they have finished, and is partial when
+    /// the grid has more.
+    pub max_blocks: Option<u64>,
+    /// End the run after this cycle (the SMs step in lockstep to stop
+    /// there), with the counters up to it.
+    pub until: Option<u64>,
+    /// Set from elsewhere (a Ctrl-C handler) to end the run at the next
+    /// turn, with the counters so far.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Hears of every block that finishes, in the order the chip sees them
+    /// (cycle, then SM).
+    pub progress: Option<&'a mut dyn FnMut(&Progress)>,
+}
+
+/// How far a run has come: told to [`Control::progress`] as each block
+/// finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Blocks finished, of the `total` the run will run.
+    pub done: u64,
+    pub total: u64,
+    /// The cycle the last of them finished in.
+    pub cycle: u64,
+    /// The SM it finished on.
+    pub sm: u32,
+}
+
+/// Why a run ended before its grid was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Partial {
+    /// [`Control::stop`] was set.
+    Stopped,
+    /// [`Control::until`]: the cycle it ended after.
+    Until(u64),
+    /// [`Control::max_blocks`]: the blocks it ran, of the grid's.
+    Blocks { ran: u64, grid: u64 },
+}
+
+impl std::fmt::Display for Partial {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Partial::Stopped => write!(f, "stopped before the grid was done"),
+            Partial::Until(c) => write!(f, "ended after cycle {c}"),
+            Partial::Blocks { ran, grid } => write!(f, "ran the first {ran} of {grid} blocks"),
+        }
+    }
+}
+
 /// A timed run's results.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Timed {
-    /// Cycles from the first block's start to the last block's end.
+    /// Cycles from the first block's start to the last block's end (a
+    /// partial run: to the last cycle it ran).
     pub cycles: u64,
+    /// Why the run ended before its grid was done; `None`: it ran it all.
+    pub partial: Option<Partial>,
     /// SMs simulated.
     pub sms: u32,
     pub occupancy: Occupancy,
@@ -124,7 +181,35 @@ pub fn run_timed<O: Observer>(
     limit: u64,
     obs: &mut O,
 ) -> Result<Timed, SimError> {
-    let stepping = if O::ACTIVE {
+    run_controlled(
+        stepping,
+        prog,
+        global,
+        dims,
+        params,
+        config,
+        limit,
+        obs,
+        &mut Control::default(),
+    )
+}
+
+/// [`run_timed`] under `ctl`, which may end the run early (the result says
+/// why, in [`Timed::partial`]) and hears of each block that finishes. A run
+/// with [`Control::until`] steps in lockstep.
+#[allow(clippy::too_many_arguments)]
+pub fn run_controlled<O: Observer>(
+    stepping: Stepping,
+    prog: &Program,
+    global: &mut GlobalMem,
+    dims: &Dims,
+    params: &[u8],
+    config: &Config,
+    limit: u64,
+    obs: &mut O,
+    ctl: &mut Control,
+) -> Result<Timed, SimError> {
+    let stepping = if O::ACTIVE || ctl.until.is_some() {
         Stepping::Lockstep
     } else {
         stepping
@@ -148,7 +233,10 @@ pub fn run_timed<O: Observer>(
         int: crate::exec::IntRoutine::host(),
     };
     let tpb = dims.threads_per_block();
-    let total = dims.blocks();
+    let grid_blocks = dims.blocks();
+    let total = ctl
+        .max_blocks
+        .map_or(grid_blocks, |m| m.clamp(1, grid_blocks));
     // Never more SMs than blocks need, never more slots than blocks.
     let nsm = (config.chip.sms as u64).min(total).max(1) as u32;
     let slots = (occ.blocks_per_sm as u64)
@@ -190,12 +278,27 @@ pub fn run_timed<O: Observer>(
         done: 0,
         end: 0,
         busy: vec![0u64; nsm as usize],
+        progress: ctl.progress.take(),
     };
+    let stop = ctl.stop;
+    let stopped = || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+    // Where a run that ends early ended.
+    let mut partial = None;
     let mut finished = Vec::with_capacity(16);
     match stepping {
         Stepping::Lockstep => {
             let mut now = 0u64;
             loop {
+                if ctl.until.is_some_and(|u| now > u) {
+                    partial = ctl.until.map(Partial::Until);
+                    grid.end = ctl.until.unwrap_or(now);
+                    break;
+                }
+                if stopped() {
+                    partial = Some(Partial::Stopped);
+                    grid.end = grid.end.max(now.saturating_sub(1));
+                    break;
+                }
                 for (i, sm) in sms.iter_mut().enumerate() {
                     if sm.wake > now {
                         continue;
@@ -234,6 +337,11 @@ pub fn run_timed<O: Observer>(
                 if first.0 == NEVER {
                     break;
                 }
+                if stopped() {
+                    partial = Some(Partial::Stopped);
+                    grid.end = grid.end.max(first.0.saturating_sub(1));
+                    break;
+                }
                 let i = first.1 as usize;
                 if let Some((_, e)) = failed[i].take() {
                     return Err(e);
@@ -262,10 +370,19 @@ pub fn run_timed<O: Observer>(
                     }
                 }
             }
-            if grid.done < total {
+            if grid.done < total && partial.is_none() {
                 return Err(stuck(prog, &sms));
             }
         }
+    }
+    if partial.is_none() && total < grid_blocks {
+        partial = Some(Partial::Blocks {
+            ran: total,
+            grid: grid_blocks,
+        });
+    }
+    if let Some(p) = grid.progress.take() {
+        ctl.progress = Some(p);
     }
     let mut stats = Stats::default();
     for sm in &sms {
@@ -273,6 +390,7 @@ pub fn run_timed<O: Observer>(
     }
     Ok(Timed {
         cycles: grid.end + 1,
+        partial,
         sms: nsm,
         occupancy: occ,
         stats,
@@ -282,7 +400,7 @@ pub fn run_timed<O: Observer>(
 }
 
 /// The grid's blocks as the SMs take and finish them.
-struct Grid {
+struct Grid<'a> {
     /// The next block to start.
     next: u64,
     total: u64,
@@ -291,9 +409,11 @@ struct Grid {
     end: u64,
     /// Per SM, the cycle after the last it had a block resident in.
     busy: Vec<u64>,
+    /// Hears of each block that finishes.
+    progress: Option<&'a mut dyn FnMut(&Progress)>,
 }
 
-impl Grid {
+impl Grid<'_> {
     /// SM `i` ran cycle `t`, in which blocks `finished` finished: their slots
     /// take the grid's next blocks (`block_at` places them; `tpb` threads
     /// each).
@@ -312,6 +432,14 @@ impl Grid {
         if !finished.is_empty() {
             self.done += finished.len() as u64;
             self.end = self.end.max(t);
+            if let Some(p) = self.progress.as_mut() {
+                p(&Progress {
+                    done: self.done,
+                    total: self.total,
+                    cycle: t,
+                    sm: i as u32,
+                });
+            }
         }
         for _ in 0..finished.len() {
             if self.next < self.total && sm.start(block_at(self.next), tpb, t + 1, obs) {

@@ -75,6 +75,7 @@ pub struct Metric {
 pub fn names() -> Vec<&'static str> {
     let t = Timed {
         cycles: 1,
+        partial: None,
         sms: 1,
         occupancy: super::gpu::Occupancy {
             blocks_per_sm: 1,

@@ -24,7 +24,9 @@ pub mod profile;
 pub mod sm;
 
 pub use events::{Event, Nobody, Observer, Recorder, Stall, Stats};
-pub use gpu::{occupancy, run_timed, Occupancy, Stepping, Timed};
+pub use gpu::{
+    occupancy, run_controlled, run_timed, Control, Occupancy, Partial, Progress, Stepping, Timed,
+};
 
 /// `x.ceil() as u64`, without a call to the C library's `ceil` (the baseline
 /// x86-64 has no rounding instruction): the same value for every `x`, NaN
