@@ -1,0 +1,65 @@
+//! `keplersim run --json` reports of every suite kernel are the same from one
+//! process to the next and whichever way the grid runs: timed, by turns twice
+//! and in lockstep, the same cycles and counters; functional, in natural,
+//! reversed and shuffled block order, the same report. Only the wall times
+//! (`seconds` and the rates per second) may differ.
+
+mod common;
+
+use common::{keplersim, root};
+use serde_json::Value;
+
+/// The `--json` report of `keplersim run FILE ARGS`, its wall times taken out.
+fn report(file: &str, args: &[&str]) -> Value {
+    let mut all = vec!["run", file, "--json"];
+    all.extend_from_slice(args);
+    let (ok, out, err) = keplersim(&all);
+    assert!(ok, "keplersim {}: {err}", all.join(" "));
+    let mut v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{file}: {e}: {out}"));
+    let executed = v
+        .get_mut("executed")
+        .and_then(Value::as_object_mut)
+        .unwrap_or_else(|| panic!("{file}: no `executed` in {out}"));
+    executed.retain(|k, _| k != "seconds" && !k.ends_with("_per_second"));
+    v
+}
+
+fn suite() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root().join("traces/kernels"))
+        .expect("traces/kernels")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".launch.ron"))
+        .map(|p| p.display().to_string())
+        .collect();
+    v.sort();
+    assert!(v.len() >= 20, "the suite's launch files");
+    v
+}
+
+#[test]
+fn timed_reports_are_the_same_run_after_run_and_in_lockstep() {
+    for f in suite() {
+        let a = report(&f, &[]);
+        assert!(
+            a["cycles"]["cycles"].as_u64().is_some_and(|c| c > 0),
+            "{f}: a timed report: {a}"
+        );
+        assert_eq!(a, report(&f, &[]), "{f}: run again");
+        assert_eq!(a, report(&f, &["--lockstep"]), "{f}: in lockstep");
+    }
+}
+
+#[test]
+fn functional_reports_are_the_same_in_every_block_order() {
+    for f in suite() {
+        let a = report(&f, &["--functional"]);
+        assert_eq!(a["executed"]["mode"], "functional", "{f}: {a}");
+        for order in [
+            &["--order", "reverse"][..],
+            &["--order", "shuffled"],
+            &["--order", "shuffled", "--seed", "12345"],
+        ] {
+            assert_eq!(a, report(&f, order), "{f}: {}", order.join(" "));
+        }
+    }
+}
