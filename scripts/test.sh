@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: fetches NVIDIA's sm_35 oracle tools
-# (cached in .oracle/, git-ignored), then runs every test of the workspace.
+# (cached in .oracle/, git-ignored), then runs every test of the workspace and
+# the fuzz targets' smoke run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/fetch-oracle.sh
@@ -13,3 +14,7 @@ if ! command -v tmux >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/de
         || echo "note: tmux could not be installed; the viewer's terminal test will skip"
 fi
 cargo test --workspace --release "$@"
+# Every fuzz target for a short smoke time (scripts/fuzz-smoke.sh: builds
+# them, installing cargo-fuzz if it is missing; fails on any crash).
+# FUZZ_SMOKE=0 skips it.
+[ "${FUZZ_SMOKE:-1}" = 0 ] || bash scripts/fuzz-smoke.sh
