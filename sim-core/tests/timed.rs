@@ -302,6 +302,7 @@ fn a_control_ends_a_run_early_and_says_why() {
         })
     );
     assert!(ft.cycles < wt.cycles && ft.stats.warp_instructions < wt.stats.warp_instructions);
+    assert_eq!((ft.blocks_done, wt.blocks_done), (3, blocks));
     assert!(first.checks.is_empty(), "a partial run checks nothing");
 
     let until = wt.cycles / 3;
@@ -312,6 +313,14 @@ fn a_control_ends_a_run_early_and_says_why() {
     let ct = cut.timed.as_ref().unwrap();
     assert_eq!(ct.partial, Some(Partial::Until(until)));
     assert_eq!(ct.cycles, until + 1);
+    // Every scheduler-cycle up to it counted once, an issue or a stall,
+    // the SMs asleep at its end included.
+    let stalled: u64 = ct.stats.stall.iter().sum();
+    assert_eq!(
+        ct.stats.issue_cycles + stalled,
+        ct.sms as u64 * config.timing.schedulers as u64 * ct.cycles
+    );
+    assert!(ct.blocks_done < blocks && cut.stats.blocks == ct.blocks_done);
     assert!(ct.stats.warp_instructions > 0);
     assert!(ct.stats.warp_instructions < wt.stats.warp_instructions);
 

@@ -1073,7 +1073,7 @@ pub fn execute_controlled<O: crate::timing::Observer>(
             )
             .map_err(|e| stack_note(e, unbounded, r))?;
             let stats = crate::func::RunStats {
-                blocks: r.dims.blocks(),
+                blocks: t.blocks_done,
                 warp_instructions: t.stats.warp_instructions,
             };
             (stats, Some(t))

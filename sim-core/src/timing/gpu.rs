@@ -104,6 +104,9 @@ pub struct Progress {
     /// Blocks finished, of the `total` the run will run.
     pub done: u64,
     pub total: u64,
+    /// Blocks started so far (the finished ones' successors not yet): at
+    /// the first block's end, as many as the chip holds at once.
+    pub started: u64,
     /// The cycle the last of them finished in.
     pub cycle: u64,
     /// The SM it finished on.
@@ -140,6 +143,8 @@ pub struct Timed {
     pub cycles: u64,
     /// Why the run ended before its grid was done; `None`: it ran it all.
     pub partial: Option<Partial>,
+    /// Blocks finished: all the grid's, unless the run is partial.
+    pub blocks_done: u64,
     /// SMs simulated.
     pub sms: u32,
     pub occupancy: Occupancy,
@@ -287,6 +292,12 @@ pub fn run_controlled<O: Observer>(
     let mut finished = Vec::with_capacity(16);
     match stepping {
         Stepping::Lockstep => {
+            // The last cycle to run: a run that ends after a cycle steps to
+            // it even when every SM sleeps past it, and ticks the sleeping
+            // SMs there too, so their stalls count up to it (a tick before
+            // an SM's wake issues nothing: it counts the stalls its
+            // schedulers wait out, the same that a later tick would).
+            let last = ctl.until.unwrap_or(NEVER);
             let mut now = 0u64;
             loop {
                 if ctl.until.is_some_and(|u| now > u) {
@@ -300,7 +311,7 @@ pub fn run_controlled<O: Observer>(
                     break;
                 }
                 for (i, sm) in sms.iter_mut().enumerate() {
-                    if sm.wake > now {
+                    if sm.wake > now && (now != last || sm.wake == NEVER) {
                         continue;
                     }
                     finished.clear();
@@ -314,7 +325,10 @@ pub fn run_controlled<O: Observer>(
                 if wake == NEVER {
                     return Err(stuck(prog, &sms));
                 }
-                now = wake.max(now + 1);
+                now = match wake.max(now + 1) {
+                    next if now < last => next.min(last),
+                    next => next,
+                };
             }
         }
         Stepping::Turns => {
@@ -391,6 +405,7 @@ pub fn run_controlled<O: Observer>(
     Ok(Timed {
         cycles: grid.end + 1,
         partial,
+        blocks_done: grid.done,
         sms: nsm,
         occupancy: occ,
         stats,
@@ -436,6 +451,7 @@ impl Grid<'_> {
                 p(&Progress {
                     done: self.done,
                     total: self.total,
+                    started: self.next,
                     cycle: t,
                     sm: i as u32,
                 });

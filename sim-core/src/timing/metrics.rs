@@ -76,6 +76,7 @@ pub fn names() -> Vec<&'static str> {
     let t = Timed {
         cycles: 1,
         partial: None,
+        blocks_done: 1,
         sms: 1,
         occupancy: super::gpu::Occupancy {
             blocks_per_sm: 1,
