@@ -455,6 +455,16 @@ pub fn generate(v: Variant) -> Generated {
             Ins::new("TEXDEPBAR 0x0").note("the next chunk's LDGs have landed"),
         ));
     }
+    // One thread's 16 bytes of A (or B) of the next chunk into shared memory.
+    let sts128 = move |off: i64, d: u8| {
+        Ins::new(format!("@P3 STS.128 {}, {}", addr(w_s, off), reg(d))).r(&[
+            w_s,
+            d,
+            d + 1,
+            d + 2,
+            d + 3,
+        ])
+    };
     let xor = |r: u8, note: &str| {
         Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(r), reg(r), hx(BUF)))
             .r(&[r])
@@ -464,17 +474,8 @@ pub fn generate(v: Variant) -> Generated {
             .note(note)
     };
     // A's 4 x 16T floats at 0, B's after them.
-    for (i, g) in [11, 15, 17, 19].into_iter().enumerate() {
-        let i = i as i64;
-        let (off, d) = if i < 2 {
-            (8 * i, d_a + 2 * i as u8)
-        } else {
-            (16 * tile + 8 * (i - 2), d_b + 2 * (i - 2) as u8)
-        };
-        xs.push((
-            due(2, g),
-            Ins::new(format!("@P3 STS.64 {}, {}", addr(w_s, off), reg(d))).r(&[w_s, d, d + 1]),
-        ));
+    for (g, (off, d)) in [(11, (0, d_a)), (17, (16 * tile, d_b))] {
+        xs.push((due(2, g), sts128(off, d)));
     }
     let last_b = first_use.iter().rposition(|k| !k.0).unwrap_or(0);
     let last_a = first_use.iter().rposition(|k| k.0).unwrap_or(0);
@@ -707,14 +708,32 @@ pub fn generate(v: Variant) -> Generated {
         .r(&[tid])
         .w(&[ty])
         .alu());
-    p(Ins::new(format!("LOP.AND {}, {}, 0x3", reg(q), reg(tid)))
+    // The loading threads' piece of the chunk: k row q = bits 4-5 of the
+    // thread index, 16-byte column m = bits 0-3, plus 16 per 64 threads. A
+    // warp's two halves store two rows of 16 neighbouring pieces: 512
+    // bytes, two shared transactions, no bank read twice.
+    p(Ins::new(format!("SHR.U32 {}, {}, 0x4", reg(q), reg(tid)))
         .r(&[tid])
         .w(&[q])
         .alu());
-    p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(m), reg(tid)))
+    p(Ins::new(format!("LOP.AND {}, {}, 0x3", reg(q), reg(q)))
+        .r(&[q])
+        .w(&[q])
+        .alu());
+    p(Ins::new(format!("LOP.AND {}, {}, 0xf", reg(m), reg(tid)))
         .r(&[tid])
         .w(&[m])
         .alu());
+    p(Ins::new(format!("SHR.U32 {}, {}, 0x6", reg(tk), reg(tid)))
+        .r(&[tid])
+        .w(&[tk])
+        .alu());
+    p(
+        Ins::new(format!("ISCADD {}, {}, {}, 0x4", reg(m), reg(tk), reg(m)))
+            .r(&[tk, m])
+            .w(&[m])
+            .alu(),
+    );
     p(Ins::new(format!(
         "ISETP.LT.U32.AND P2, PT, {}, {}, PT",
         reg(tid),
@@ -895,13 +914,12 @@ pub fn generate(v: Variant) -> Generated {
     if v.load == Load::Ldg128 {
         p(Ins::new("TEXDEPBAR 0x0"));
     }
-    for i in 0..4i64 {
-        let (off, d) = if i < 2 {
-            (8 * i, d_a + 2 * i as u8)
-        } else {
-            (16 * tile + 8 * (i - 2), d_b + 2 * (i - 2) as u8)
-        };
-        p(Ins::new(format!("@P2 STS.64 {}, {}", addr(w_s, off), reg(d))).r(&[w_s, d, d + 1]));
+    for (off, d) in [(0, d_a), (16 * tile, d_b)] {
+        let ins = sts128(off, d);
+        p(Ins {
+            text: ins.text.replacen("@P3", "@P2", 1),
+            ..ins
+        });
     }
     p(Ins::new(format!(
         "LOP32I.XOR {}, {}, {}",
