@@ -178,6 +178,9 @@ struct SpeedReport {
     seconds: f64,
     cycles_per_second: f64,
     warp_instructions_per_second: f64,
+    /// Threads' instructions (each warp-instruction's active lanes) per
+    /// second: the unit other simulators publish.
+    thread_instructions_per_second: f64,
     /// `cycles_per_second` over the goal, at the goal's size only.
     of_goal: Option<f64>,
     host: Host,
@@ -258,6 +261,7 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
     } = sgemm.timed(&cfg, runs)?;
     let t = out.timed.as_ref().ok_or_else(|| anyhow!("not timed"))?;
     let wi = t.stats.warp_instructions as f64;
+    let ti = t.stats.thread_instructions as f64;
     let flops = 2.0 * (size as f64).powi(3);
     println!("bench speed: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, {} SMs, checked bit-exact", t.sms);
     println!(
@@ -274,8 +278,9 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
     let host = Host::this();
     let cps = t.cycles as f64 / best;
     println!(
-        "  speed               {cps:.0} simulated cycles/s, {:.2} M warp-instructions/s, one core",
-        wi / best / 1e6
+        "  speed               {cps:.0} simulated cycles/s, {:.2} M warp-instructions/s, {:.1} M thread-instructions/s, one core",
+        wi / best / 1e6,
+        ti / best / 1e6
     );
     println!("  host                {host}");
     let of_goal = (size == GOAL_SIZE).then_some(cps / GOAL_CYCLES_PER_S);
@@ -295,6 +300,7 @@ fn speed(size: i64, runs: u32, config: Option<&Path>, json: Option<&Path>) -> Re
             seconds: best,
             cycles_per_second: cps,
             warp_instructions_per_second: wi / best,
+            thread_instructions_per_second: ti / best,
             of_goal,
             host,
         };
