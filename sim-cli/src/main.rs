@@ -17,6 +17,7 @@ mod ladder;
 mod perfetto;
 mod plot;
 mod profile;
+mod progress;
 mod run;
 mod study;
 mod trace;
@@ -290,6 +291,10 @@ fn main() -> ExitCode {
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<run::Interrupted>() => {
+            eprintln!("keplersim: {e}");
+            ExitCode::from(130)
+        }
         Err(e) => {
             eprintln!("keplersim: error: {e:#}");
             ExitCode::FAILURE

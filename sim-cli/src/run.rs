@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use sim_core::config::Config;
 use sim_core::func::BlockOrder;
 use sim_core::launch::{self, spec::Compare};
-use sim_core::timing::Stepping;
+use sim_core::timing::{Partial, Stepping};
 use sim_isa::cubin::Cubin;
 use sim_kernels::workload::peak_gflops;
 
@@ -86,6 +86,11 @@ pub struct RunArgs {
     /// step in lockstep to hear every issue; the results are the same).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// End the timed run after this cycle, with the counters up to it: a
+    /// partial run, whose outputs are not checked (the SMs step in
+    /// lockstep to stop there).
+    #[arg(long, value_name = "CYCLE")]
+    pub until: Option<u64>,
     /// Recording the run for the pipeline viewer and Perfetto.
     #[command(flatten)]
     pub trace: crate::trace::TraceArgs,
@@ -216,27 +221,61 @@ pub fn run(args: RunArgs) -> Result<()> {
     if args.plot.is_some() && !matches!(mode, launch::Mode::Timed(_)) {
         bail!("--plot needs a timed run: drop --functional and --order");
     }
+    let timed = matches!(mode, launch::Mode::Timed(_));
+    if args.until.is_some() && !timed {
+        bail!("--until needs a timed run: drop --functional and --order");
+    }
     let mut timeline = args.plot.as_ref().map(|_| crate::plot::Timeline::new(1000));
+    // A trace's window ends the run with it, unless --trace-full.
+    let window_end = recording.as_ref().and_then(|rec| rec.until);
+    let until = match (args.until, window_end) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    // A timed run shows its progress on a terminal, and Ctrl-C ends it with
+    // the counters so far (the functional model runs to the end).
+    let interrupt = timed.then(crate::progress::Interrupt::catch);
+    let mut bar = crate::progress::Bar::new();
+    let mut hear = |p: &sim_core::timing::Progress| bar.hear(p);
+    let mut ctl = sim_core::timing::Control {
+        until,
+        stop: interrupt.as_ref().map(|i| i.flag()),
+        progress: if timed { Some(&mut hear) } else { None },
+        ..Default::default()
+    };
     let out = match (recording.as_mut(), timeline.as_mut()) {
-        (Some(rec), Some(tl)) => launch::execute_observed(
+        (Some(rec), Some(tl)) => launch::execute_controlled(
             &cubin,
             &r,
             mode,
             &config,
             &read,
             &mut crate::plot::Tee(&mut rec.writer, tl),
+            &mut ctl,
         ),
         (Some(rec), None) => {
-            launch::execute_observed(&cubin, &r, mode, &config, &read, &mut rec.writer)
+            launch::execute_controlled(&cubin, &r, mode, &config, &read, &mut rec.writer, &mut ctl)
         }
-        (None, Some(tl)) => launch::execute_observed(&cubin, &r, mode, &config, &read, tl),
-        (None, None) => launch::execute_as(&cubin, &r, mode, &config, &read),
-    }
-    .map_err(|e| match e {
+        (None, Some(tl)) => {
+            launch::execute_controlled(&cubin, &r, mode, &config, &read, tl, &mut ctl)
+        }
+        (None, None) => launch::execute_controlled(
+            &cubin,
+            &r,
+            mode,
+            &config,
+            &read,
+            &mut sim_core::timing::Nobody,
+            &mut ctl,
+        ),
+    };
+    bar.clear();
+    let out = out.map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
         launch::RunError::Launch(e) => anyhow!("{}: {e}", launch_path.display()),
         e => anyhow!("{}: {e}", file.display()),
     })?;
+    let partial = out.timed.as_ref().and_then(|t| t.partial);
     if out.padding.accesses > 0 {
         let (name, addr, past) = out.padding.first.clone().unwrap_or_default();
         eprintln!(
@@ -253,6 +292,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         total - secs
     );
     let mut json = serde_json::Map::new();
+    // A partial run's line replaces this.
+    json.insert("partial".into(), serde_json::Value::Null);
     let quiet = args.json || args.csv;
     let mut line = |key: &str, text: String, value: serde_json::Value| {
         if !quiet {
@@ -280,6 +321,36 @@ pub fn run(args: RunArgs) -> Result<()> {
         let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
         line("vars", v.join(" "), serde_json::json!(r.vars));
     }
+    if let (Some(t), Some(p)) = (&out.timed, partial) {
+        let why = match p {
+            Partial::Until(c) if Some(c) == window_end && args.until.is_none_or(|u| u > c) => {
+                format!(
+                    "ended after cycle {c}, the end of the trace's window (--trace-full runs on)"
+                )
+            }
+            Partial::Until(c) => format!("ended after cycle {c} (--until)"),
+            Partial::Stopped => format!("stopped by Ctrl-C after cycle {}", t.cycles - 1),
+            p => p.to_string(),
+        };
+        let (done, grid) = (t.blocks_done, r.dims.blocks());
+        line(
+            "partial",
+            format!(
+                "{why}: the counters below are of cycles 0 to {}, with {done} of {grid} \
+                 blocks done; the outputs were not checked",
+                t.cycles - 1
+            ),
+            serde_json::json!({
+                "reason": match p {
+                    Partial::Stopped => "stopped",
+                    Partial::Until(_) => "until",
+                    Partial::Blocks { .. } => "blocks",
+                },
+                "text": why, "last_cycle": t.cycles - 1,
+                "blocks_done": done, "grid_blocks": grid,
+            }),
+        );
+    }
     match &out.timed {
         None => line(
             "executed",
@@ -296,22 +367,31 @@ pub fn run(args: RunArgs) -> Result<()> {
             }),
         ),
         Some(t) => {
+            let per_s = |n: u64| n as f64 / secs.max(1e-9);
+            let (wi, ti) = (t.stats.warp_instructions, t.stats.thread_instructions);
             line(
                 "executed",
                 format!(
-                    "{} warp-instructions in {} blocks ({:.2} s, {:.0} simulated cycles/s)",
-                    out.stats.warp_instructions,
-                    out.stats.blocks,
-                    secs,
-                    t.cycles as f64 / secs.max(1e-9)
+                    "{wi} warp-instructions ({ti} thread-instructions) {}: {secs:.2} s, \
+                     {:.0} simulated cycles/s, {:.2} M warp-instructions/s, {:.1} M thread-instructions/s",
+                    if partial.is_some() {
+                        format!("with {} of {} blocks done", out.stats.blocks, r.dims.blocks())
+                    } else {
+                        format!("in {} blocks", out.stats.blocks)
+                    },
+                    per_s(t.cycles),
+                    per_s(wi) / 1e6,
+                    per_s(ti) / 1e6
                 ),
                 serde_json::json!({
-                    "warp_instructions": out.stats.warp_instructions, "blocks": out.stats.blocks,
-                    "seconds": secs, "mode": "timed",
-                    "simulated_cycles_per_second": t.cycles as f64 / secs.max(1e-9),
+                    "warp_instructions": wi, "thread_instructions": ti,
+                    "blocks": out.stats.blocks, "seconds": secs, "mode": "timed",
+                    "simulated_cycles_per_second": per_s(t.cycles),
+                    "warp_instructions_per_second": per_s(wi),
+                    "thread_instructions_per_second": per_s(ti),
                 }),
             );
-            report(t, &config, r.flops, &mut line);
+            report(t, &config, r.flops.filter(|_| partial.is_none()), &mut line);
         }
     }
     if let Some(d) = &args.dump {
@@ -369,6 +449,14 @@ pub fn run(args: RunArgs) -> Result<()> {
             "mismatches": res.mismatches, "compare": how, "max_ulp": res.max_ulp,
         }));
     }
+    if partial.is_some() && !args.json {
+        let text = "none: a partial run is not checked";
+        if args.csv {
+            eprintln!("check       {text}");
+        } else {
+            println!("check       {text}");
+        }
+    }
     json.insert("checks".into(), serde_json::Value::Array(checks));
     if args.json {
         println!("{}", serde_json::Value::Object(json));
@@ -395,8 +483,24 @@ pub fn run(args: RunArgs) -> Result<()> {
     if failed > 0 {
         bail!("{failed} of {} checks failed", r.checks.len());
     }
+    if interrupt.is_some_and(|i| i.pressed()) && partial == Some(Partial::Stopped) {
+        return Err(Interrupted.into());
+    }
     Ok(())
 }
+
+/// A run that Ctrl-C ended, after its partial report: the program exits
+/// with status 130, as a shell expects of a program that SIGINT ended.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "interrupted (Ctrl-C): the report above is partial")
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// Prints `metrics` of `kernel`: as nvprof's CSV, into the JSON report, or
 /// as a table after the report.

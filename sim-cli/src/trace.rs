@@ -204,9 +204,15 @@ pub struct TraceArgs {
     /// requests) to FILE, for `keplersim view FILE` (docs/viewer.md).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Record only cycles A up to B (`0..20000`; either end may be left out).
+    /// Record only cycles A up to B (`0..20000`; either end may be left
+    /// out). With an end, the run ends there too (the trace holds no more):
+    /// a partial run, its counters up to B, its outputs not checked.
     #[arg(long, value_name = "A..B")]
     pub trace_cycles: Option<String>,
+    /// With --trace-cycles A..B: run on to the end of the grid after B, for
+    /// the whole report and its checks (the trace still holds A..B only).
+    #[arg(long, requires = "trace_cycles")]
+    pub trace_full: bool,
     /// Record only these SMs (`0`, `0,3`, `0-3`).
     #[arg(long, value_name = "LIST")]
     pub trace_sms: Option<String>,
@@ -225,6 +231,8 @@ pub struct Recording {
     path: PathBuf,
     /// The file is ours to remove at the end (no `--trace`).
     temporary: bool,
+    /// The last cycle the run needs: the window's (unless `--trace-full`).
+    pub until: Option<u64>,
 }
 
 impl TraceArgs {
@@ -265,11 +273,13 @@ impl TraceArgs {
             ),
         };
         let f = std::fs::File::create(&path).with_context(|| format!("{}", path.display()))?;
+        let until = (window.end != u64::MAX && !self.trace_full).then(|| window.end - 1);
         let writer = TraceWriter::new(std::io::BufWriter::new(f), &header, window, &sms)?;
         Ok(Some(Recording {
             writer,
             path,
             temporary,
+            until,
         }))
     }
 }
@@ -600,7 +610,6 @@ pub(crate) mod tests {
 
     #[test]
     fn the_recorded_events_add_up_to_the_runs_counters() {
-        use sim_core::timing::events::NSTALLS;
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let launch = root.join("traces/sgemm/sgemm.launch.ron");
         let text = std::fs::read_to_string(&launch).unwrap();
@@ -636,56 +645,10 @@ pub(crate) mod tests {
         let part = Trace::from_bytes(&part_w.finish().unwrap()).unwrap();
         let all = Trace::from_bytes(&all_w.finish().unwrap()).unwrap();
         // The whole run's events: the run's counters.
-        let (mut issues, mut dual, mut stall, mut conflicts) = (0, 0, [0u64; NSTALLS], [0u64; 3]);
-        let (mut releases, mut shared, mut tx, mut global, mut lines, mut ro) = (0, 0, 0, 0, 0, 0);
-        let (mut l2_hits, mut l2_misses, mut done) = (0, 0, 0);
-        for e in &all.events {
-            match *e {
-                Event::Issue {
-                    dual: d, conflict, ..
-                } => {
-                    issues += 1;
-                    dual += d as u64;
-                    if conflict >= 2 {
-                        conflicts[conflict as usize - 2] += 1;
-                    }
-                }
-                Event::Stall { why, cycles, .. } => stall[why as usize] += cycles,
-                Event::BarrierRelease { .. } => releases += 1,
-                Event::Shared { transactions, .. } => {
-                    shared += 1;
-                    tx += transactions as u64;
-                }
-                Event::Global {
-                    lines: n,
-                    cache_hits,
-                    l2_hits: h,
-                    l2_misses: m,
-                    ..
-                } => {
-                    global += 1;
-                    lines += n as u64;
-                    ro += cache_hits as u64;
-                    l2_hits += h as u64;
-                    l2_misses += m as u64;
-                }
-                Event::BlockDone { .. } => done += 1,
-                _ => {}
-            }
-        }
         let s = &t.stats;
         assert!(s.dual > 0 && s.conflicts[0] > 0 && s.barrier_releases > 0);
-        assert_eq!((issues, dual), (s.issue_cycles, s.dual));
-        assert_eq!(stall, s.stall);
-        assert_eq!(conflicts, s.conflicts);
-        assert_eq!(releases, s.barrier_releases);
-        assert_eq!((shared, tx), (s.shared_instructions, s.shared_transactions));
-        assert_eq!(
-            (global, lines),
-            (s.global_instructions, s.global_transactions)
-        );
-        assert_eq!(ro, s.ldg_cache_hits);
-        assert_eq!((l2_hits, l2_misses), (t.mem.l2_hits, t.mem.l2_misses));
+        let (heard, done) = tally(&all.events);
+        assert_eq!(heard, counters(&t));
         assert_eq!(done, 2);
         // The window's events: the whole run's, cut to the window on SM 1.
         let cut: Vec<Event> = {
@@ -706,6 +669,124 @@ pub(crate) mod tests {
             })
             .sum();
         assert_eq!(per_cycle, 4 * (window.end - window.start));
+    }
+
+    /// The counters a run's events add up to, and the blocks they finish.
+    fn tally(events: &[Event]) -> (Counters, u64) {
+        let mut c = Counters::default();
+        let mut done = 0;
+        for e in events {
+            match *e {
+                Event::Issue {
+                    dual: d, conflict, ..
+                } => {
+                    c.issues += 1;
+                    c.dual += d as u64;
+                    if conflict >= 2 {
+                        c.conflicts[conflict as usize - 2] += 1;
+                    }
+                }
+                Event::Stall { why, cycles, .. } => c.stall[why as usize] += cycles,
+                Event::BarrierRelease { .. } => c.releases += 1,
+                Event::Shared { transactions, .. } => {
+                    c.shared += 1;
+                    c.transactions += transactions as u64;
+                }
+                Event::Global {
+                    lines,
+                    cache_hits,
+                    l2_hits,
+                    l2_misses,
+                    ..
+                } => {
+                    c.global += 1;
+                    c.lines += lines as u64;
+                    c.ro_hits += cache_hits as u64;
+                    c.l2 = (c.l2.0 + l2_hits as u64, c.l2.1 + l2_misses as u64);
+                }
+                Event::BlockDone { .. } => done += 1,
+                _ => {}
+            }
+        }
+        (c, done)
+    }
+
+    /// A run's counters that its events must add up to.
+    #[derive(Debug, Default, PartialEq)]
+    struct Counters {
+        issues: u64,
+        dual: u64,
+        stall: [u64; sim_core::timing::events::NSTALLS],
+        conflicts: [u64; 3],
+        releases: u64,
+        shared: u64,
+        transactions: u64,
+        global: u64,
+        lines: u64,
+        ro_hits: u64,
+        /// L2 hits and misses.
+        l2: (u64, u64),
+    }
+
+    /// What the report of run `t` counts.
+    fn counters(t: &sim_core::timing::Timed) -> Counters {
+        let s = &t.stats;
+        Counters {
+            issues: s.issue_cycles,
+            dual: s.dual,
+            stall: s.stall,
+            conflicts: s.conflicts,
+            releases: s.barrier_releases,
+            shared: s.shared_instructions,
+            transactions: s.shared_transactions,
+            global: s.global_instructions,
+            lines: s.global_transactions,
+            ro_hits: s.ldg_cache_hits,
+            l2: (t.mem.l2_hits, t.mem.l2_misses),
+        }
+    }
+
+    /// A run recorded with a window that ends: it ends there too, says so,
+    /// checks nothing, and its events add up to its counters, every
+    /// scheduler-cycle of the window an issue or a stall, once (the SMs
+    /// asleep at its last cycle counted up to it).
+    #[test]
+    fn a_window_ends_the_run_and_its_events_are_its_counters() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let launch = root.join("traces/sgemm/sgemm.launch.ron");
+        let text = std::fs::read_to_string(&launch).unwrap();
+        let sets = [("m", 192), ("n", 384), ("k", 384)].map(|(k, v)| (k.to_string(), v));
+        let (r, dir) = crate::run::resolve_launch(&launch, &text, &sets).unwrap();
+        let cubin = crate::run::load_cubin(&root.join("traces/sgemm/sgemm.cubin"), &[]).unwrap();
+        let mut config = sim_core::config::Config::default();
+        config.chip.sms = 2;
+        let window = 0..7001;
+        let h = header(&cubin, &r, &config, Path::new("sgemm.cubin"), &window, &[]).unwrap();
+        let mut w = TraceWriter::new(Vec::new(), &h, window.clone(), &[]).unwrap();
+        let out = sim_core::launch::execute_controlled(
+            &cubin,
+            &r,
+            sim_core::launch::Mode::Timed(sim_core::timing::Stepping::Turns),
+            &config,
+            &crate::run::reader(&dir),
+            &mut w,
+            &mut sim_core::timing::Control {
+                until: Some(window.end - 1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(out.checks.is_empty(), "a partial run checks nothing");
+        let t = out.timed.unwrap();
+        assert_eq!(t.partial, Some(sim_core::timing::Partial::Until(7000)));
+        assert_eq!((t.cycles, t.blocks_done), (7001, 0));
+        let trace = Trace::from_bytes(&w.finish().unwrap()).unwrap();
+        assert!(trace.events.iter().all(|e| e.cycle() < window.end));
+        let (heard, _) = tally(&trace.events);
+        assert!(heard.dual > 0 && heard.releases > 0 && heard.conflicts[0] > 0);
+        assert_eq!(heard, counters(&t));
+        let stalled: u64 = heard.stall.iter().sum();
+        assert_eq!(heard.issues + stalled, 2 * 4 * window.end);
     }
 
     #[test]

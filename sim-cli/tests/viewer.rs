@@ -9,6 +9,9 @@ use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::tmux;
+
 fn keplersim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_keplersim"))
 }
@@ -17,16 +20,6 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn tmux(args: &[&str]) -> String {
-    let out = Command::new("tmux")
-        .args(args)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .expect("tmux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The screen once it shows `want` (or after a few seconds, as it is).
 /// Types `keys` into tmux terminal `term` and gives its screen once it shows
 /// `want`.
 fn press(term: &str, keys: &[&str], want: &str) -> String {
@@ -36,18 +29,13 @@ fn press(term: &str, keys: &[&str], want: &str) -> String {
     screen(term, want)
 }
 
+/// The screen once it shows `want` (or after a few seconds, as it is).
 fn screen(term: &str, want: &str) -> String {
-    let start = Instant::now();
-    loop {
-        let s = tmux(&["capture-pane", "-t", term, "-p"]);
-        if s.contains(want) || start.elapsed() > Duration::from_secs(10) {
-            return s;
-        }
-        sleep(Duration::from_millis(100));
-    }
+    common::screen(term, want, Duration::from_secs(10))
 }
 
-/// Records SM 0's first 20000 cycles of a shortened tuned SGEMM (2 blocks).
+/// Records SM 0's first 20000 cycles of a shortened tuned SGEMM (2 blocks),
+/// the run ending with them.
 fn record(dir: &Path) -> PathBuf {
     let t = dir.join("t.kst");
     let out = keplersim()
@@ -78,8 +66,11 @@ fn record(dir: &Path) -> PathBuf {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The run ends with the window, the trace holding no more.
     assert!(
-        text.contains("trace       ") && text.contains("check       c: PASS"),
+        text.contains("trace       ")
+            && text.contains("partial     ended after cycle 19999")
+            && !text.contains("PASS"),
         "{text}"
     );
     t
@@ -109,7 +100,7 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
         .iter()
         .any(|e| e["cat"] == "issue" && e["args"]["dual"] == true));
 
-    if Command::new("tmux").arg("-V").output().is_err() {
+    if !common::has_tmux() {
         eprintln!("note: tmux is not installed; the viewer's terminal test is skipped");
         return;
     }
@@ -263,4 +254,78 @@ fn recording_options_are_checked() {
     assert!(run(&["--trace", "/dev/null", "--trace-cycles", "9..9"]).contains("empty window"));
     assert!(run(&["--trace", "/dev/null", "--trace-sms", "x"]).contains("not an SM number"));
     assert!(run(&["--trace", "/dev/null", "--functional"]).contains("need a timed run"));
+}
+
+/// A trace with a window that ends: the run ends with it and says plainly
+/// that it is partial (no GFlop/s, no check passed), `--json` carries
+/// `partial`, and the trace's Perfetto slices add up to the report's
+/// counters over the window. `--trace-full` runs on to the whole, checked
+/// report.
+#[test]
+fn a_trace_window_ends_the_run_which_says_it_is_partial() {
+    let dir = std::env::temp_dir().join(format!("keplersim-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |extra: &[&str]| {
+        let out = keplersim()
+            .current_dir(root())
+            .args(["run", "traces/sgemm/sgemm.cubin", "--sms", "2"])
+            .args(["--set", "m=192", "--set", "n=384", "--set", "k=384"])
+            .arg("--trace")
+            .arg(dir.join("w.kst"))
+            .args(["--trace-cycles", "0..5000"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let text = run(&[]);
+    assert!(
+        text.contains(
+            "partial     ended after cycle 4999, the end of the trace's window (--trace-full runs on): \
+             the counters below are of cycles 0 to 4999, with 0 of 2 blocks done; the outputs were not checked"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("cycles      5000 on 2 SMs"), "{text}");
+    assert!(text.contains("check       none: a partial run is not checked"));
+    assert!(!text.contains("gflops") && !text.contains("PASS"), "{text}");
+
+    let json = dir.join("w.json");
+    let text = run(&["--json", "--perfetto", json.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["partial"]["reason"], "until");
+    assert_eq!(report["partial"]["last_cycle"], 4999);
+    assert_eq!(report["cycles"]["cycles"], 5000);
+    assert!(report.get("gflops").is_none());
+    assert_eq!(report["checks"], serde_json::json!([]));
+    let trace: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let ev = trace["traceEvents"].as_array().unwrap();
+    let slices = |cat: &'static str| ev.iter().filter(move |e| e["ph"] == "X" && e["cat"] == cat);
+    let issues = slices("issue").count() as u64;
+    assert_eq!(issues, report["issue"]["issue_cycles"].as_u64().unwrap());
+    let mut stalled = 0;
+    for (reason, cycles) in report["stalls"]["by_reason"].as_object().unwrap() {
+        let name = reason.replace('_', " ");
+        let sum: u64 = slices("stall")
+            .filter(|e| e["name"] == name.as_str())
+            .map(|e| e["dur"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, cycles.as_u64().unwrap(), "{reason}");
+        stalled += sum;
+    }
+    // Every scheduler-cycle of the window, on both SMs, is in the trace.
+    assert_eq!(issues + stalled, 2 * 4 * 5000);
+
+    let text = run(&["--trace-full"]);
+    assert!(
+        !text.contains("partial") && text.contains("check       c: PASS"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,5 +1,6 @@
-//! Shared by the end-to-end tests: the workspace root, running `keplersim`, and
-//! NVIDIA's `cuobjdump -sass` (from `.oracle/`; a missing tool fails the test).
+//! Shared by the end-to-end tests: the workspace root, running `keplersim`,
+//! NVIDIA's `cuobjdump -sass` (from `.oracle/`; a missing tool fails the
+//! test), and tmux terminals a test types into and reads.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -40,4 +41,33 @@ pub fn cuobjdump(file: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs tmux with `args`; its stdout.
+pub fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("tmux runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether tmux is installed (the terminal tests are skipped, with a note,
+/// where it is not).
+pub fn has_tmux() -> bool {
+    Command::new("tmux").arg("-V").output().is_ok()
+}
+
+/// Tmux terminal `term`'s screen once it shows `want`, or after `within`,
+/// as it is then.
+pub fn screen(term: &str, want: &str, within: std::time::Duration) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let s = tmux(&["capture-pane", "-t", term, "-p"]);
+        if s.contains(want) || start.elapsed() > within {
+            return s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
