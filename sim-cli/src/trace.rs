@@ -206,7 +206,8 @@ pub struct TraceArgs {
     pub trace: Option<PathBuf>,
     /// Record only cycles A up to B (`0..20000`; either end may be left
     /// out). With an end, the run ends there too (the trace holds no more):
-    /// a partial run, its counters up to B, its outputs not checked.
+    /// a partial run, its counters those of the cycles before B, its outputs
+    /// not checked.
     #[arg(long, value_name = "A..B")]
     pub trace_cycles: Option<String>,
     /// With --trace-cycles A..B: run on to the end of the grid after B, for
