@@ -269,6 +269,14 @@ pub fn run(args: RunArgs) -> Result<()> {
             &mut ctl,
         ),
     };
+    // From here on, Ctrl-C ends the program at once (the run is over).
+    let ctrl_c = interrupt.is_some_and(|i| i.pressed());
+    if ctrl_c {
+        // A terminal's Ctrl-C signals the program first and then throws
+        // away the output not yet shown: a moment's wait keeps the bar's
+        // clearing and the report from being thrown away with it.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     bar.clear();
     let out = out.map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
@@ -483,7 +491,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     if failed > 0 {
         bail!("{failed} of {} checks failed", r.checks.len());
     }
-    if interrupt.is_some_and(|i| i.pressed()) && partial == Some(Partial::Stopped) {
+    if ctrl_c && partial == Some(Partial::Stopped) {
         return Err(Interrupted.into());
     }
     Ok(())
