@@ -219,14 +219,7 @@ fn the_perfetto_export_of_a_whole_run_matches_its_json_report() {
         report["issue"]["dual_pairs"].as_u64().unwrap()
     );
     // Stall slices as long as the report's stalls, reason by reason.
-    for (reason, cycles) in report["stalls"]["by_reason"].as_object().unwrap() {
-        let name = reason.replace('_', " ");
-        let sum: u64 = slices("stall")
-            .filter(|e| e["name"] == name.as_str())
-            .map(|e| e["dur"].as_u64().unwrap())
-            .sum();
-        assert_eq!(sum, cycles.as_u64().unwrap(), "{reason}");
-    }
+    stalls_match(ev, &report);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -309,16 +302,7 @@ fn a_trace_window_ends_the_run_which_says_it_is_partial() {
     let slices = |cat: &'static str| ev.iter().filter(move |e| e["ph"] == "X" && e["cat"] == cat);
     let issues = slices("issue").count() as u64;
     assert_eq!(issues, report["issue"]["issue_cycles"].as_u64().unwrap());
-    let mut stalled = 0;
-    for (reason, cycles) in report["stalls"]["by_reason"].as_object().unwrap() {
-        let name = reason.replace('_', " ");
-        let sum: u64 = slices("stall")
-            .filter(|e| e["name"] == name.as_str())
-            .map(|e| e["dur"].as_u64().unwrap())
-            .sum();
-        assert_eq!(sum, cycles.as_u64().unwrap(), "{reason}");
-        stalled += sum;
-    }
+    let stalled = stalls_match(ev, &report);
     // Every scheduler-cycle of the window, on both SMs, is in the trace.
     assert_eq!(issues + stalled, 2 * 4 * 5000);
 
@@ -328,4 +312,22 @@ fn a_trace_window_ends_the_run_which_says_it_is_partial() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Asserts that a Perfetto export's stall slices (`ev`) last, reason by
+/// reason, as many scheduler-cycles as the JSON report's stalls; returns
+/// their sum.
+fn stalls_match(ev: &[serde_json::Value], report: &serde_json::Value) -> u64 {
+    let mut stalled = 0;
+    for (reason, cycles) in report["stalls"]["by_reason"].as_object().unwrap() {
+        let name = reason.replace('_', " ");
+        let sum: u64 = ev
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == "stall" && e["name"] == name.as_str())
+            .map(|e| e["dur"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, cycles.as_u64().unwrap(), "{reason}");
+        stalled += sum;
+    }
+    stalled
 }
