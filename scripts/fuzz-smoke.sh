@@ -16,12 +16,13 @@
 # The build is tuned to be short, not to find the most: no sanitizer (the
 # simulator is safe Rust but for a few SIMD blocks over fixed-size arrays;
 # bounds and overflow checks stay on, and a panic is what the targets look
-# for), optimised (-O: inputs run several times faster than unoptimised,
-# which is what a 20 s run needs), 16 codegen units (cargo-fuzz's default
-# of one per crate builds the simulator about twice as slowly). Everything
-# it writes lands in git-ignored folders: fuzz/target/ (or
-# $CARGO_TARGET_DIR) for the build, fuzz/smoke/ for the seeds, the corpora
-# it grows, the logs and any crash.
+# for), optimised (-O, with debug assertions: an unoptimised build runs each
+# input far slower, and a 20 s run wants many), 16 codegen units
+# (cargo-fuzz's default of one per crate leaves one of two cores idle while
+# the largest crate builds, for code about 10% faster; docs/reliability.md
+# has the figures). Everything it writes lands in git-ignored folders:
+# fuzz/target/ (or $CARGO_TARGET_DIR) for the build, fuzz/smoke/ for the
+# seeds, the corpora it grows, the logs and any crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
