@@ -243,13 +243,15 @@ pub fn resolve_within(
                 let v = real(v, &what)?;
                 fits(b.elem, v)
                     .map_err(|m| LaunchError::Invalid(format!("{what}: Fill({v}): {m}")))?;
-                (0..len).flat_map(|_| encode(b.elem, v)).collect()
+                let mut d = Vec::with_capacity(len * b.elem.size());
+                (0..len).for_each(|_| encode_into(b.elem, v, &mut d));
+                d
             }
             Init::Ramp { start, step } => {
                 let (s0, st) = (real(start, &what)?, real(step, &what)?);
-                (0..len)
-                    .flat_map(|i| encode(b.elem, s0 + st * i as f64))
-                    .collect()
+                let mut d = Vec::with_capacity(len * b.elem.size());
+                (0..len).for_each(|i| encode_into(b.elem, s0 + st * i as f64, &mut d));
+                d
             }
             Init::Random { seed, lo, hi } => {
                 let (lo, hi) = (real(lo, &what)?, real(hi, &what)?);
@@ -258,16 +260,19 @@ pub fn resolve_within(
                 }
                 let mut rng = ChaCha8Rng::seed_from_u64(*seed);
                 let float = matches!(b.elem, Elem::F32 | Elem::F64);
-                (0..len)
-                    .flat_map(|_| {
-                        let v = if float {
-                            lo + (hi - lo) * rng.gen::<f64>()
-                        } else {
-                            rng.gen_range(lo as i64..=hi as i64) as f64
-                        };
-                        encode(b.elem, v)
-                    })
-                    .collect()
+                // Written in place: a value's bytes never pass through a
+                // vector of their own (a 600 MB buffer fills in a second,
+                // not in tens of seconds).
+                let mut d = Vec::with_capacity(len * b.elem.size());
+                for _ in 0..len {
+                    let v = if float {
+                        lo + (hi - lo) * rng.gen::<f64>()
+                    } else {
+                        rng.gen_range(lo as i64..=hi as i64) as f64
+                    };
+                    encode_into(b.elem, v, &mut d);
+                }
+                d
             }
             Init::File(f) => {
                 let d = read(f).map_err(|e| LaunchError::Invalid(format!("{what}: {e}")))?;
@@ -428,17 +433,25 @@ pub fn fits(e: Elem, v: f64) -> Result<(), String> {
 
 /// One element's little-endian bytes (integers wrap, floats round to nearest).
 pub fn encode(e: Elem, v: f64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(e.size());
+    encode_into(e, v, &mut out);
+    out
+}
+
+/// [`encode`], appended to `out`.
+#[inline]
+pub fn encode_into(e: Elem, v: f64, out: &mut Vec<u8>) {
     match e {
-        Elem::U8 => vec![v as i64 as u8],
-        Elem::I8 => vec![v as i64 as i8 as u8],
-        Elem::U16 => (v as i64 as u16).to_le_bytes().to_vec(),
-        Elem::I16 => (v as i64 as i16).to_le_bytes().to_vec(),
-        Elem::U32 => (v as i64 as u32).to_le_bytes().to_vec(),
-        Elem::I32 => (v as i64 as i32).to_le_bytes().to_vec(),
-        Elem::U64 => (v as u64).to_le_bytes().to_vec(),
-        Elem::I64 => (v as i64).to_le_bytes().to_vec(),
-        Elem::F32 => (v as f32).to_le_bytes().to_vec(),
-        Elem::F64 => v.to_le_bytes().to_vec(),
+        Elem::U8 => out.push(v as i64 as u8),
+        Elem::I8 => out.push(v as i64 as i8 as u8),
+        Elem::U16 => out.extend_from_slice(&(v as i64 as u16).to_le_bytes()),
+        Elem::I16 => out.extend_from_slice(&(v as i64 as i16).to_le_bytes()),
+        Elem::U32 => out.extend_from_slice(&(v as i64 as u32).to_le_bytes()),
+        Elem::I32 => out.extend_from_slice(&(v as i64 as i32).to_le_bytes()),
+        Elem::U64 => out.extend_from_slice(&(v as u64).to_le_bytes()),
+        Elem::I64 => out.extend_from_slice(&(v as i64).to_le_bytes()),
+        Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+        Elem::F64 => out.extend_from_slice(&v.to_le_bytes()),
     }
 }
 
