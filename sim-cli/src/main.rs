@@ -19,6 +19,7 @@ mod plot;
 mod profile;
 mod progress;
 mod run;
+mod sample;
 mod study;
 mod trace;
 mod view;

@@ -94,6 +94,12 @@ pub struct RunArgs {
     /// Recording the run for the pipeline viewer and Perfetto.
     #[command(flatten)]
     pub trace: crate::trace::TraceArgs,
+    /// Predict the whole grid's cycles from its first waves instead of
+    /// simulating it all (`--sample`: 2 waves; `--sample=waves=N`): prints
+    /// the estimate, its bound, the part simulated and the outputs not
+    /// checked (docs/sampling.md).
+    #[arg(long, value_name = "waves=N", num_args = 0..=1, default_missing_value = "")]
+    pub sample: Option<String>,
 }
 
 /// The metrics `--metrics` asks for, checked against the names the model
@@ -206,6 +212,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         file.display(),
         started.elapsed().as_secs_f64()
     );
+    if let Some(spec) = &args.sample {
+        let read: &dyn Fn(&str) -> Result<Vec<u8>, String> = &read;
+        return crate::sample::run(spec, &args, &cubin, &r, &config, read, &file, started);
+    }
     let mut recording = args.trace.start(&cubin, &r, &config, &file)?;
     if recording.is_some() && (args.functional || order != BlockOrder::Natural) {
         bail!("--trace, --view and --perfetto need a timed run: drop --functional and --order");

@@ -1,0 +1,135 @@
+//! `keplersim run --sample` on the tuned SGEMM at a size whose full run takes
+//! seconds: the estimate's bound holds the full run's cycles, the output says
+//! which outputs were not checked, a grid too small to sample runs whole and
+//! checked, and bad `--sample` values are refused with a reason.
+
+use keplersim_tests::keplersim;
+
+/// m = 1536, n = 1728, k = 384: 8 x 9 = 72 blocks, five waves of 13 and a
+/// tail of 7; each block is short (k = 384), so the full run takes seconds.
+const SIZE: [&str; 6] = ["--set", "m=1536", "--set", "n=1728", "--set", "k=384"];
+
+fn run(extra: &[&str]) -> keplersim_tests::Run {
+    let mut args = vec!["run", "traces/sgemm/sgemm.cubin"];
+    args.extend(SIZE);
+    args.extend(extra);
+    keplersim(&args)
+}
+
+fn json(r: &keplersim_tests::Run) -> serde_json::Value {
+    assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn the_sampled_estimate_holds_the_full_run_within_its_bound() {
+    let full = json(&run(&["--json"]));
+    let cycles = full["cycles"]["cycles"]
+        .as_u64()
+        .expect("the full run's cycles");
+    let sampled = json(&run(&["--sample", "--json"]));
+    let e = &sampled["estimate"];
+    let (est, low, high) = (
+        e["cycles"].as_u64().unwrap(),
+        e["low"].as_u64().unwrap(),
+        e["high"].as_u64().unwrap(),
+    );
+    assert_eq!(e["exact"], false, "{sampled}");
+    assert!(
+        low <= cycles && cycles <= high,
+        "full run {cycles} cycles outside the bound {low}..{high} (estimate {est})"
+    );
+    assert!(
+        (est as f64 - cycles as f64).abs() / (cycles as f64) < 0.01,
+        "estimate {est} more than 1% from the full run's {cycles}"
+    );
+    let s = &sampled["sampled"];
+    assert_eq!(s["grid_blocks"], 72, "{sampled}");
+    assert_eq!(s["blocks_finished"], 26, "{sampled}");
+    assert_eq!(sampled["unchecked"]["buffers"][0], "c", "{sampled}");
+}
+
+/// One SM: a wave is one block, so the sample runs 13 waves (12 steady
+/// blocks for the bound) rather than 2.
+#[test]
+fn a_wave_of_one_block_samples_enough_blocks_for_its_bound() {
+    let full = json(&run(&["--sms", "1", "--json"]));
+    let cycles = full["cycles"]["cycles"]
+        .as_u64()
+        .expect("the full run's cycles");
+    let sampled = json(&run(&["--sms", "1", "--sample", "--json"]));
+    assert_eq!(sampled["sampled"]["waves"], 13, "{sampled}");
+    assert_eq!(sampled["blocks"]["later"]["blocks"], 12, "{sampled}");
+    let e = &sampled["estimate"];
+    let (low, high) = (e["low"].as_u64().unwrap(), e["high"].as_u64().unwrap());
+    assert!(
+        low <= cycles && cycles <= high,
+        "full run {cycles} cycles outside the bound {low}..{high}"
+    );
+}
+
+#[test]
+fn the_sampled_report_says_what_was_not_checked() {
+    let r = run(&["--sample"]);
+    assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
+    for want in [
+        "sampled     26 of 72 blocks finished (2 of the grid's 5.5 waves of 13 blocks)",
+        "estimate    ",
+        "every block still to run between the shortest and longest block sampled",
+        "unchecked   c: the other 1695744 elements (blocks not simulated to their end); the \
+         counters (issue, stalls, memory): of the part simulated only",
+    ] {
+        assert!(r.stdout.contains(want), "no `{want}` in:\n{}", r.stdout);
+    }
+    assert!(
+        r.stdout
+            .contains("check       c: PASS (958464 elements the sampled blocks wrote; all"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_grid_too_small_to_sample_runs_whole_and_checked() {
+    let r = keplersim(&[
+        "run",
+        "traces/sgemm/sgemm.cubin",
+        "--set",
+        "m=384",
+        "--set",
+        "n=384",
+        "--set",
+        "k=384",
+        "--sample",
+    ]);
+    assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
+    // Four blocks on 13 SMs: a wave of four, one wave.
+    assert!(
+        r.stdout
+            .contains("exact: the grid has only 1.0 waves, so it ran in full"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("check       c: PASS"), "{}", r.stdout);
+    assert!(!r.stdout.contains("unchecked"), "{}", r.stdout);
+}
+
+#[test]
+fn bad_sample_values_say_why() {
+    for (arg, why) in [
+        ("--sample=waves=1", "1 waves: at least 2"),
+        ("--sample=waves=two", "`two` is not a whole number of waves"),
+        ("--sample=blocks=9", "no option `blocks`"),
+        ("--sample=9", "expected waves=N"),
+    ] {
+        let r = run(&[arg]);
+        assert!(!r.ok, "{arg} was taken:\n{}", r.stdout);
+        assert!(r.stderr.contains(why), "{arg}: no `{why}` in {}", r.stderr);
+    }
+    let r = run(&["--sample", "--functional"]);
+    assert!(
+        !r.ok && r.stderr.contains("drop --functional"),
+        "{}",
+        r.stderr
+    );
+}
