@@ -312,7 +312,6 @@ pub fn run(
         &mut ctl,
     )
     .map_err(|e| Error::Run(e.to_string()))?;
-    drop(ctl);
     let partial = outcome.timed.as_ref().is_some_and(|t| t.partial.is_some());
     let estimate = if partial {
         Some(Estimate::of(&ledger).ok_or_else(|| {
