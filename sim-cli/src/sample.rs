@@ -44,6 +44,7 @@ pub fn run(
         (args.lockstep, "--lockstep"),
         (args.metrics.is_some(), "--metrics"),
         (args.plot.is_some(), "--plot"),
+        (args.until.is_some(), "--until"),
         (args.dump.is_some(), "--dump"),
         (args.trace.wanted(), "--trace, --view and --perfetto"),
     ];

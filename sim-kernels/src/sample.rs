@@ -587,6 +587,7 @@ mod tests {
         l.heard(&Progress {
             done,
             total: 0,
+            started: 0,
             cycle,
             sm,
         });
