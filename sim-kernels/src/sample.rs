@@ -258,8 +258,11 @@ impl Sampled {
     }
 }
 
-/// The fewest steady blocks a sample holds: the range of 12 independent
-/// durations misses their median with a chance of 2 x 2^-12 (0.05%).
+/// The fewest later (steady) blocks a sample holds, so that the bound's
+/// range rests on a wave's worth of blocks, not one or two (12 independent
+/// durations would miss their median with a chance of 2 x 2^-12; a wave's
+/// blocks are not independent, which is why the bound also takes the first
+/// wave's).
 pub const MIN_STEADY: u64 = 12;
 
 /// Runs `r` (its kernel in `cubin`) sampled on `config`: its first
