@@ -57,3 +57,46 @@ fn random_programs_agree_functional_and_timed() {
         }
     }
 }
+
+/// What the `cubin` fuzzer found: a NOBITS section's size is a word of the
+/// cubin with no bytes behind it, and the loader allocated `.nv.global`'s
+/// (0x0a0a0a0a0a0a0a0a bytes) before looking, so the process died out of
+/// memory. Module variables are held to the device's memory and a constant
+/// bank to sm_35's 64 KiB, before any allocation, with an error that says so.
+#[test]
+fn absurd_nobits_sizes_in_a_cubin_are_refused_before_allocation() {
+    use sim_core::mem::GlobalMem;
+    use sim_core::program::Program;
+    use sim_isa::cubin::Cubin;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/cubin");
+    let bytes = std::fs::read(dir.join("nobits-global-of-723-petabytes.cubin")).unwrap();
+    let c = Cubin::parse(&bytes).expect("parses");
+    let name = c.kernels[0].name.clone();
+    let e = Program::load(&c, &name, &mut GlobalMem::new()).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "`.nv.global` declares 723401728380766730 bytes of module variables, past the K20m's 5368709120 bytes of device memory"
+    );
+
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/kernels/saxpy.cubin");
+    let mut c = Cubin::parse(&std::fs::read(fixture).unwrap()).expect("parses");
+    let k = c
+        .kernels
+        .iter_mut()
+        .find(|k| k.name == "saxpy")
+        .expect("saxpy");
+    let bank = k
+        .const_banks
+        .iter_mut()
+        .find(|b| b.bank == 0)
+        .expect("bank 0");
+    let section = bank.name.clone();
+    (bank.size, bank.data) = (1 << 40, None);
+    let e = Program::load(&c, "saxpy", &mut GlobalMem::new()).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "`{section}` holds 1099511627776 bytes, past sm_35's 65536 bytes of a constant bank"
+        )
+    );
+}

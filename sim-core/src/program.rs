@@ -17,6 +17,13 @@ use crate::sass::{float_fields, Syntax};
 /// spills), bytes.
 pub const MAX_LOCAL: u32 = 512 << 10;
 
+/// The most bytes a constant bank holds on sm_35 (64 KiB).
+pub const MAX_BANK: u64 = 64 << 10;
+
+/// The most bytes of module variables (`.nv.global`, `.nv.global.init`) a
+/// cubin may declare: the K20m's 5 GiB of device memory.
+pub const MAX_GLOBAL: u64 = 5 << 30;
+
 /// Why a kernel cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -33,6 +40,10 @@ pub enum LoadError {
         offset: u64,
         symbol: String,
     },
+    #[error("`{section}` holds {bytes} bytes, past sm_35's {MAX_BANK} bytes of a constant bank")]
+    Bank { section: String, bytes: u64 },
+    #[error("`{section}` declares {bytes} bytes of module variables, past the K20m's {MAX_GLOBAL} bytes of device memory")]
+    Global { section: String, bytes: u64 },
 }
 
 /// One loaded kernel.
@@ -117,6 +128,19 @@ impl Program {
         }
         let mut words = k.code.clone();
         let mut banks: Vec<Vec<u8>> = vec![Vec::new(); 18];
+        // A bank's size is the cubin's word (with no bytes behind it when the
+        // section is NOBITS): held to sm_35's before anything is allocated.
+        if let Some(b) = k
+            .const_banks
+            .iter()
+            .chain(cubin.const_banks.iter().filter(|b| b.owner.is_none()))
+            .find(|b| b.size > MAX_BANK)
+        {
+            return Err(LoadError::Bank {
+                section: b.name.clone(),
+                bytes: b.size,
+            });
+        }
         for b in &k.const_banks {
             if (b.bank as usize) < banks.len() {
                 banks[b.bank as usize] = b.data.clone().unwrap_or_else(|| vec![0; b.size as usize]);
@@ -331,6 +355,14 @@ fn relocate(
     let mut placed: Vec<(usize, u64)> = Vec::new();
     for data in [&cubin.global_init, &cubin.global].into_iter().flatten() {
         let name = &cubin.sections[data.section].name;
+        // `.nv.global` is NOBITS: its size is a word of the cubin, not bytes
+        // read, so it is held to the device's memory before it is allocated.
+        if data.size > MAX_GLOBAL {
+            return Err(LoadError::Global {
+                section: name.clone(),
+                bytes: data.size,
+            });
+        }
         let base = match global.get(name) {
             Some(a) => a.base,
             None => global.alloc(
