@@ -77,7 +77,7 @@ for t in "${targets[@]}"; do
         # The panic and its message, or what else libFuzzer saw (a timeout,
         # memory); the log's end where neither is there.
         { grep -E -A3 "panicked at" "$log" | head -n 8
-          grep -E "==[0-9]+== ERROR|^SUMMARY" "$log"; } >&2 \
+          grep -E "^memory allocation of|==[0-9]+== ERROR|^SUMMARY" "$log"; } >&2 \
             || tail -n 30 "$log" >&2
         crash=$(ls "$work/artifacts/$t" 2>/dev/null | head -n1 || true)
         [ -z "$crash" ] || say "$t: the input is $work/artifacts/$t/$crash; replay it with" \
