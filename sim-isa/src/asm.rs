@@ -192,16 +192,24 @@ pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
     kernels.into_iter().map(finish).collect()
 }
 
+/// The most lines a source may expand to (`.rep` blocks written out): 4M
+/// instructions are 32 MB of code, far past any kernel, and the bound keeps
+/// nested blocks from exhausting memory.
+const MAX_LINES: usize = 4_000_000;
+/// The most bytes a source may expand to: 64 MiB.
+const MAX_BYTES: usize = 64 << 20;
+
 /// The source's lines with every `.rep N` ... `.endr` block written out `N`
 /// times (blocks nest; `{i}` in a block is its repetition's index, from 0),
 /// each with its line number in the source.
 fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
-    /// Copies lines from `at` into `out` until an `.endr` (true) or the end
-    /// (false), expanding inner blocks.
+    /// Copies lines from `at` into `out` (and their bytes into `bytes`)
+    /// until an `.endr` (true) or the end (false), expanding inner blocks.
     fn block(
         lines: &[(usize, &str)],
         at: &mut usize,
         out: &mut Vec<(usize, String)>,
+        bytes: &mut usize,
     ) -> Result<bool, AsmError> {
         while *at < lines.len() {
             let (line, raw) = lines[*at];
@@ -212,6 +220,7 @@ fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
             }
             let Some(n) = word.strip_prefix(".rep ") else {
                 out.push((line, raw.to_string()));
+                *bytes += raw.len() + 1;
                 continue;
             };
             let n: usize = n.trim().parse().map_err(|_| AsmError {
@@ -221,13 +230,31 @@ fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
             if n > 1_000_000 {
                 return err(line, format!("`.rep {n}`: at most 1000000 repetitions"));
             }
-            let mut body = Vec::new();
-            if !block(lines, at, &mut body)? {
+            let (mut body, mut body_bytes) = (Vec::new(), 0);
+            if !block(lines, at, &mut body, &mut body_bytes)? {
                 return err(line, "`.rep` without `.endr`");
+            }
+            // Nested blocks multiply: bound the whole, not each count (a
+            // repetition's index may lengthen a line by a few digits).
+            let grown = body_bytes + 8 * body.len();
+            if body.len().saturating_mul(n).saturating_add(out.len()) > MAX_LINES
+                || grown.saturating_mul(n).saturating_add(*bytes) > MAX_BYTES
+            {
+                return err(
+                    line,
+                    format!(
+                        "`.rep {n}` of {} lines: the source would expand to more than {MAX_LINES} lines or {MAX_BYTES} bytes",
+                        body.len()
+                    ),
+                );
             }
             for i in 0..n {
                 let k = i.to_string();
-                out.extend(body.iter().map(|(l, t)| (*l, t.replace("{i}", &k))));
+                for (l, t) in &body {
+                    let t = t.replace("{i}", &k);
+                    *bytes += t.len() + 1;
+                    out.push((*l, t));
+                }
             }
         }
         Ok(false)
@@ -238,8 +265,8 @@ fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
         .map(|(i, l)| (i + 1, l))
         .collect();
     let mut out = Vec::with_capacity(lines.len());
-    let mut at = 0;
-    if block(&lines, &mut at, &mut out)? {
+    let (mut at, mut bytes) = (0, 0);
+    if block(&lines, &mut at, &mut out, &mut bytes)? {
         return err(lines[at - 1].0, "`.endr` without `.rep`");
     }
     Ok(out)
@@ -779,6 +806,17 @@ mod tests {
         assert_eq!(k.code.len(), 16);
         let e = super::assemble_source(".kernel k\n.rep 2\nNOP;\n").unwrap_err();
         assert_eq!((e.line, e.message.as_str()), (2, "`.rep` without `.endr`"));
+        // Nested blocks within each count's limit but not in all: an error,
+        // not a 10^12-line expansion.
+        let src = ".kernel k\n.rep 1000000\n.rep 1000000\nNOP;\n.endr\n.endr\n";
+        let e = super::assemble_source(src).unwrap_err();
+        assert_eq!(e.line, 2, "{}", e.message);
+        assert!(
+            e.message
+                .contains("would expand to more than 4000000 lines or 67108864 bytes"),
+            "{}",
+            e.message
+        );
         let e = super::assemble_source(".kernel k\nNOP;\n.endr\n").unwrap_err();
         assert_eq!(e.line, 3);
     }
