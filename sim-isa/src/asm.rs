@@ -513,6 +513,30 @@ fn encode_reg_like(s: &str) -> bool {
 
 /// Replaces aliases, register ranges and labels in an instruction's operands
 /// (and guard).
+/// Encodes instruction `text` (source line `line`) of kernel `k` at `addr`,
+/// its labels and aliases substituted; the listing's own word `hint` is kept
+/// where it prints this very text. Returns the substituted text and the word.
+fn encode_at(
+    text: &str,
+    hint: Option<u64>,
+    line: usize,
+    addr: u64,
+    k: &KernelSrc,
+    addr_of: &dyn Fn(usize) -> u64,
+) -> Result<(String, u64), AsmError> {
+    let t = substitute(text, k, addr_of).map_err(|message| AsmError { line, message })?;
+    let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
+        line,
+        message: e.to_string(),
+    })?;
+    if let Some(h) = hint {
+        if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
+            word = h;
+        }
+    }
+    Ok((t, word))
+}
+
 fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Result<String, String> {
     let mut out = String::with_capacity(text.len() + 8);
     let bytes = text.as_bytes();
@@ -669,19 +693,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                     close(&mut code, p, *line)?;
                 }
                 let addr = 8 * code.len() as u64;
-                let t = substitute(text, &k, &addr_of).map_err(|message| AsmError {
-                    line: *line,
-                    message,
-                })?;
-                let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
-                    line: *line,
-                    message: e.to_string(),
-                })?;
-                if let Some(h) = *hint {
-                    if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
-                        word = h;
-                    }
-                }
+                let (_, word) = encode_at(text, *hint, *line, addr, &k, &addr_of)?;
                 // The word stands in the group's control slot, taken as it is,
                 // as a control word line's would be; the instructions after it
                 // fill the group (and the slot number, which skips control
@@ -705,20 +717,7 @@ fn finish(k: KernelSrc) -> Result<KernelSpec, AsmError> {
                 }
                 let addr = addr_of(slot);
                 debug_assert_eq!(addr, 8 * code.len() as u64);
-                let t = substitute(text, &k, &addr_of).map_err(|message| AsmError {
-                    line: *line,
-                    message,
-                })?;
-                let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
-                    line: *line,
-                    message: e.to_string(),
-                })?;
-                if let Some(h) = *hint {
-                    // The listing's own word, where it prints this very text.
-                    if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
-                        word = h;
-                    }
-                }
+                let (t, word) = encode_at(text, *hint, *line, addr, &k, &addr_of)?;
                 match base_mnemonic(&t) {
                     "EXIT" => exits.push(addr as u32),
                     "BAR" => uses_bar = true,
