@@ -317,6 +317,7 @@ pub fn run_with(
             sms: opts.chip.sms,
             locks: &mut locks,
             pre: None,
+            defer_global: false,
         };
         stats.warp_instructions += run_block(prog, &mut env, &mut warps, limit)?;
         stats.blocks += 1;
@@ -449,10 +450,31 @@ pub(crate) fn deadlock(prog: &Program, env: &Env, warps: &[Warp]) -> SimError {
     }
 }
 
-fn thread_of(env: &Env, w: &Warp, lane: u32) -> [u32; 3] {
-    let t = w.id * 32 + lane;
-    let b = env.block_dim;
-    [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])]
+/// Whose instruction faulted: its block, the block's shape, its warp and
+/// the warp's lanes running.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Who {
+    pub block: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub warp: u32,
+    pub active: u32,
+}
+
+impl Who {
+    pub(crate) fn of(env: &Env, w: &Warp) -> Who {
+        Who {
+            block: env.block_idx,
+            block_dim: env.block_dim,
+            warp: w.id,
+            active: w.active,
+        }
+    }
+
+    fn thread(&self, lane: u32) -> [u32; 3] {
+        let t = self.warp * 32 + lane;
+        let b = self.block_dim;
+        [t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1])]
+    }
 }
 
 pub(crate) fn fault(
@@ -463,16 +485,16 @@ pub(crate) fn fault(
     lane: Option<u32>,
     what: String,
 ) -> SimError {
+    fault_of(prog, &Who::of(env, w), pc, lane, what)
+}
+
+fn fault_of(prog: &Program, who: &Who, pc: u32, lane: Option<u32>, what: String) -> SimError {
     SimError::Fault {
         what,
         at: Location {
             kernel: prog.name.clone(),
-            block: env.block_idx,
-            thread: Some(thread_of(
-                env,
-                w,
-                lane.unwrap_or(w.active.trailing_zeros().min(31)),
-            )),
+            block: who.block,
+            thread: Some(who.thread(lane.unwrap_or(who.active.trailing_zeros().min(31)))),
             pc: pc as u64 * 8,
             text: prog.text(pc),
         },
@@ -480,6 +502,11 @@ pub(crate) fn fault(
 }
 
 pub(crate) fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecError) -> SimError {
+    exec_fault_of(prog, &Who::of(env, w), pc, e)
+}
+
+/// The error for the executor's `e` at `pc`, by `who`.
+pub(crate) fn exec_fault_of(prog: &Program, who: &Who, pc: u32, e: ExecError) -> SimError {
     match e {
         ExecError::OutOfBounds {
             space,
@@ -488,10 +515,9 @@ pub(crate) fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecEr
             addr,
             size,
             detail,
-        } => fault(
+        } => fault_of(
             prog,
-            env,
-            w,
+            who,
             pc,
             Some(lane),
             format!(
@@ -505,10 +531,9 @@ pub(crate) fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecEr
             lane,
             addr,
             size,
-        } => fault(
+        } => fault_of(
             prog,
-            env,
-            w,
+            who,
             pc,
             Some(lane),
             format!(
@@ -516,19 +541,18 @@ pub(crate) fn exec_fault(prog: &Program, env: &Env, w: &Warp, pc: u32, e: ExecEr
                 if write { "write" } else { "read" }
             ),
         ),
-        ExecError::Illegal(why) if why.starts_with("illegal") => fault(prog, env, w, pc, None, why),
-        ExecError::Illegal(why) => fault(prog, env, w, pc, None, format!("illegal instruction: {why}")),
-        ExecError::Stack(why) => fault(prog, env, w, pc, None, format!("control flow: {why}")),
-        ExecError::DivergentBarrier { arrived, live } => fault(
+        ExecError::Illegal(why) if why.starts_with("illegal") => fault_of(prog, who, pc, None, why),
+        ExecError::Illegal(why) => fault_of(prog, who, pc, None, format!("illegal instruction: {why}")),
+        ExecError::Stack(why) => fault_of(prog, who, pc, None, format!("control flow: {why}")),
+        ExecError::DivergentBarrier { arrived, live } => fault_of(
             prog,
-            env,
-            w,
+            who,
             pc,
             Some((live & !arrived).trailing_zeros()),
             format!(
                 "a barrier that not every thread reaches: {} of warp {}'s {} live threads arrived (divergent __syncthreads)",
                 arrived.count_ones(),
-                w.id,
+                who.warp,
                 live.count_ones()
             ),
         ),

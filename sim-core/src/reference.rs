@@ -474,18 +474,50 @@ fn sgemm(r: &RefInput) -> Result<Vec<u8>, String> {
     }
     // Each C(i, j) accumulates in k order, whatever the loop order around it:
     // columns of C in blocks that stay in the cache, k, then the columns.
+    // The blocks are shared out among the cores (each element's sum is the
+    // same on any of them).
     const JB: usize = 32;
-    let mut acc = vec![0f32; m * JB];
-    for j0 in (0..n).step_by(JB) {
+    let block = |j0: usize| {
         let jn = JB.min(n - j0);
-        acc[..m * jn].fill(0.0);
+        let mut acc = vec![0f32; m * jn];
         for p in 0..k {
             let col = &a_cm[p * m..(p + 1) * m];
             for jj in 0..jn {
                 axpy_fma(&mut acc[jj * m..(jj + 1) * m], col, op_b(p, j0 + jj));
             }
         }
-        for jj in 0..jn {
+        acc
+    };
+    let starts: Vec<usize> = (0..n).step_by(JB).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let workers = cores.min(starts.len()).max(1);
+    let sums: Vec<Vec<f32>> = if workers == 1 || m * n * k < 1 << 24 {
+        starts.iter().map(|&j0| block(j0)).collect()
+    } else {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut done: Vec<(usize, Vec<f32>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(&j0) = starts.get(b) else { break mine };
+                            mine.push((b, block(j0)));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a reference worker does not panic"))
+                .collect()
+        });
+        done.sort_by_key(|d| d.0);
+        done.into_iter().map(|d| d.1).collect()
+    };
+    for (&j0, acc) in starts.iter().zip(&sums) {
+        for jj in 0..JB.min(n - j0) {
             for i in 0..m {
                 let ci = at(i, j0 + jj, ldc);
                 c[ci] = acc[jj * m + i].mul_add(alpha, c[ci] * beta);

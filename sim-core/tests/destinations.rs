@@ -90,6 +90,7 @@ fn no_predicate_only_instruction_has_a_register_destination() {
             sms: 1,
             locks: &mut locks,
             pre: None,
+            defer_global: false,
         };
         if exec(&op, &mut w1, &mut env).is_err() {
             continue;

@@ -32,6 +32,16 @@ fn error_on(name: &str, grid: Option<u32>, mode: launch::Mode) -> String {
 /// Assembles and runs fixture `name` as `mode` says, its grid replaced by
 /// `grid` blocks if given; returns the error.
 fn run_error(name: &str, grid: Option<u32>, mode: launch::Mode) -> launch::RunError {
+    run_error_on(name, grid, mode, 1)
+}
+
+/// [`run_error`] with a timed run's SMs on `threads` threads.
+fn run_error_on(
+    name: &str,
+    grid: Option<u32>,
+    mode: launch::Mode,
+    threads: usize,
+) -> launch::RunError {
     let src = std::fs::read_to_string(dir().join(format!("{name}.sass"))).expect("fixture");
     let mut w = CubinWriter::new();
     for k in sim_isa::asm::assemble_source(&src).expect("assembles") {
@@ -51,7 +61,19 @@ fn run_error(name: &str, grid: Option<u32>, mode: launch::Mode) -> launch::RunEr
         chip: Chip::K20M,
         ..Default::default()
     };
-    match launch::execute_as(&cubin, &r, mode, &config, &read) {
+    let mut ctl = sim_core::timing::Control {
+        threads,
+        ..Default::default()
+    };
+    match launch::execute_controlled(
+        &cubin,
+        &r,
+        mode,
+        &config,
+        &read,
+        &mut sim_core::timing::Nobody,
+        &mut ctl,
+    ) {
         Ok(_) => panic!("{name} ran without error"),
         Err(e) => e,
     }
@@ -196,7 +218,12 @@ fn bad_launches_are_refused_before_running() {
 }
 
 /// Fixtures in which several blocks fault (see their comments).
-const FAULT_IN_MANY_BLOCKS: [&str; 2] = ["first_fault_shared", "first_fault_global"];
+const FAULT_IN_MANY_BLOCKS: [&str; 4] = [
+    "first_fault_shared",
+    "first_fault_global",
+    "first_fault_ldg",
+    "first_fault_store",
+];
 
 /// Fixtures in which several warps of one block fault (see their comments).
 const FAULT_IN_MANY_WARPS: [&str; 1] = ["divergent_barrier"];
@@ -284,7 +311,7 @@ fn the_timing_model_reports_every_fixture_as_the_functional_model_does() {
 /// SM run earlier meets its fault later than one run after it.
 #[test]
 fn the_first_fault_in_time_is_named_however_the_sms_are_stepped() {
-    for name in ["first_fault_shared", "first_fault_global"] {
+    for name in FAULT_IN_MANY_BLOCKS {
         let turns = error_as(name, launch::Mode::Timed(Stepping::Turns));
         let step = error_as(name, launch::Mode::Timed(Stepping::Lockstep));
         assert_eq!(turns, step, "{name}");
@@ -308,5 +335,35 @@ fn the_first_fault_in_time_is_named_however_the_sms_are_stepped() {
             error_as(&name, launch::Mode::Timed(Stepping::Lockstep)),
             "{name}"
         );
+    }
+}
+
+/// With the SMs on 2 and 3 threads, every fixture stops at the error it
+/// stops at on one: the first fault in time among many blocks (a load
+/// through L2, a read-only load and a store, which an SM run alone issues
+/// and the chip's loop reads or writes later, in turn), and a deadlock and
+/// a runaway in each of 30 blocks.
+#[test]
+fn the_first_fault_in_time_is_named_on_any_thread_count() {
+    let timed = launch::Mode::Timed(Stepping::Turns);
+    let mut cases: Vec<(String, Option<u32>)> =
+        vec![("deadlock".into(), Some(30)), ("runaway".into(), Some(30))];
+    for e in std::fs::read_dir(dir()).expect("fixtures") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "sass") {
+            cases.push((p.file_stem().unwrap().to_string_lossy().to_string(), None));
+        }
+    }
+    for name in ["first_fault_global", "first_fault_ldg", "first_fault_store"] {
+        assert!(cases.iter().any(|c| c.0 == name), "{name}: a fixture");
+        let one = run_error_on(name, None, timed, 1).to_string();
+        assert!(one.contains("in block (37, 0, 0)"), "{name}: {one}");
+    }
+    for (name, grid) in &cases {
+        let one = run_error_on(name, *grid, timed, 1).to_string();
+        for threads in [2, 3] {
+            let many = run_error_on(name, *grid, timed, threads).to_string();
+            assert_eq!(one, many, "{name} on {threads} threads");
+        }
     }
 }

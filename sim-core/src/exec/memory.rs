@@ -11,12 +11,38 @@ use crate::op::*;
 use crate::warp::{Lanes, Warp};
 
 /// `LD`/`LDS`/`LDL`/`LDG`: the lanes at once when every access falls in one
-/// memory ([`region`]), else lane by lane ([`mem_access`]).
+/// memory ([`region`]), else lane by lane ([`mem_access`]). A global load
+/// under [`Env::defer_global`] only works out its addresses: [`load_rows`]
+/// reads it later.
 #[inline(always)]
 pub(super) fn ld(i: Insn, space: Space, width: Width) -> Result<(), ExecError> {
     let Insn { op, w, env, m, .. } = i;
     let mut own = [0u64; 32];
     let addr = ld_st_addresses(env.pre, &mut own, w, op, space, env)?;
+    if env.defer_global {
+        return Ok(());
+    }
+    let rows = load_rows(env, space, w.id, addr, m, width)?;
+    for (k, row) in rows.iter().enumerate().take(width.regs() as usize) {
+        if op.d0 != 255 {
+            w.set_reg(op.d0 + k as u8, row, m);
+        }
+    }
+    Ok(())
+}
+
+/// What a load of `width` in `space` by the lanes `m` of warp `warp` at
+/// `addr` reads: a row of each destination register (lanes outside `m`
+/// zero), or the fault of the first lane that cannot read.
+#[inline(always)]
+pub(crate) fn load_rows(
+    env: &mut Env,
+    space: Space,
+    warp: u32,
+    addr: &[u64; 32],
+    m: u32,
+    width: Width,
+) -> Result<[[u32; 32]; 4], ExecError> {
     let n = width.regs() as usize;
     let size = width.bytes();
     let mut rows = [[0u32; 32]; 4];
@@ -36,7 +62,7 @@ pub(super) fn ld(i: Insn, space: Space, width: Width) -> Result<(), ExecError> {
             row[l] = word(k + 1);
         }
     };
-    if let Some((mem, off)) = region(env, space, w.id, addr, m, size) {
+    if let Some((mem, off)) = region(env, space, warp, addr, m, size) {
         if size >= 4 {
             // Whole words: straight into the rows.
             for l in Lanes(m) {
@@ -60,35 +86,57 @@ pub(super) fn ld(i: Insn, space: Space, width: Width) -> Result<(), ExecError> {
         }
     } else {
         for l in Lanes(m) {
-            mem_access(env, space, w.id, l, addr[l], &mut buf, size, false)?;
+            mem_access(env, space, warp, l, addr[l], &mut buf, size, false)?;
             put(l, &buf);
         }
     }
-    for (k, row) in rows.iter().enumerate().take(n) {
-        if op.d0 != 255 {
-            w.set_reg(op.d0 + k as u8, row, m);
-        }
-    }
-    Ok(())
+    Ok(rows)
 }
 
-/// `ST`/`STS`/`STL`, as [`ld`] does.
+/// `ST`/`STS`/`STL`, as [`ld`] does; a global store under
+/// [`Env::defer_global`] only works out its addresses ([`store_rows`]
+/// writes it later).
 #[inline(always)]
 pub(super) fn st(i: Insn, space: Space, width: Width) -> Result<(), ExecError> {
     let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
     let mut own = [0u64; 32];
     let addr = ld_st_addresses(env.pre, &mut own, w, op, space, env)?;
-    let n = width.regs() as usize;
-    let size = width.bytes();
+    if env.defer_global {
+        return Ok(());
+    }
+    let rows = stored_rows(op, w, width);
+    store_rows(env, space, w.id, addr, m, width, &rows)
+}
+
+/// The rows of the registers a store of `width` by warp `w` writes.
+#[inline(always)]
+pub(crate) fn stored_rows(op: &Op, w: &Warp, width: Width) -> [[u32; 32]; 4] {
     let mut rows = [[0u32; 32]; 4];
-    if let Src::Reg(r) = s[1].src {
-        for (k, row) in rows.iter_mut().enumerate().take(n) {
+    if let Src::Reg(r) = op.src[1].src {
+        for (k, row) in rows.iter_mut().enumerate().take(width.regs() as usize) {
             if r != 255 {
                 *row = w.reg(r + k as u8);
             }
         }
     }
+    rows
+}
+
+/// Writes `rows` (a row of each source register) as a store of `width` in
+/// `space` by the lanes `m` of warp `warp` at `addr`, or the fault of the
+/// first lane that cannot.
+#[inline(always)]
+pub(crate) fn store_rows(
+    env: &mut Env,
+    space: Space,
+    warp: u32,
+    addr: &[u64; 32],
+    m: u32,
+    width: Width,
+    rows: &[[u32; 32]; 4],
+) -> Result<(), ExecError> {
+    let n = width.regs() as usize;
+    let size = width.bytes();
     let bytes = |l: usize| {
         let mut buf = [0u8; 16];
         for k in 0..n {
@@ -96,14 +144,14 @@ pub(super) fn st(i: Insn, space: Space, width: Width) -> Result<(), ExecError> {
         }
         buf
     };
-    if let Some((mem, off)) = region(env, space, w.id, addr, m, size) {
+    if let Some((mem, off)) = region(env, space, warp, addr, m, size) {
         for l in Lanes(m) {
             copy_n(&mut mem[off[l] as usize..], &bytes(l), size);
         }
     } else {
         for l in Lanes(m) {
             let mut buf = bytes(l);
-            mem_access(env, space, w.id, l, addr[l], &mut buf, size, true)?;
+            mem_access(env, space, warp, l, addr[l], &mut buf, size, true)?;
         }
     }
     Ok(())

@@ -32,7 +32,7 @@ mod tests;
 
 pub(crate) use float::{exec_ffma, ffma3, is_ffma3};
 pub use integer::{IntOp, IntRoutine};
-pub(crate) use memory::addresses;
+pub(crate) use memory::{addresses, load_rows, store_rows, stored_rows};
 pub(crate) use shared::exec_shared;
 
 use crate::mem::GlobalMem;
@@ -95,6 +95,12 @@ pub struct Env<'a> {
     /// The lane addresses of the `LD`/`ST` about to run, when the caller has
     /// already worked them out (the timing model does, for coalescing).
     pub pre: Option<&'a [u64; 32]>,
+    /// A read-only global load (`LDG`), or a store whose lanes all address
+    /// global memory, only works out its addresses and steps on: its data
+    /// are read or written later, in turn with the other SMs' accesses
+    /// ([`load_rows`], [`store_rows`]), by the timing model that runs SMs on
+    /// several threads.
+    pub defer_global: bool,
 }
 
 impl Env<'_> {

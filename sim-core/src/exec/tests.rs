@@ -50,6 +50,7 @@ fn exec_alone(
         sms: 1,
         locks: &mut locks,
         pre: None,
+        defer_global: false,
     };
     exec(op, w, &mut env)
 }

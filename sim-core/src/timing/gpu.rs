@@ -93,8 +93,12 @@ pub struct Control<'a> {
     /// turn, with the counters so far.
     pub stop: Option<&'a std::sync::atomic::AtomicBool>,
     /// Hears of every block that finishes, in the order the chip sees them
-    /// (cycle, then SM).
-    pub progress: Option<&'a mut dyn FnMut(&Progress)>,
+    /// (cycle, then SM), on whichever thread runs the chip's loop then.
+    pub progress: Option<&'a mut (dyn FnMut(&Progress) + Send)>,
+    /// Threads to run the SMs on ([`super::threaded`]; 0 or 1: this one).
+    /// The results are the same at any count. A run in lockstep (an
+    /// observer, [`Control::until`]) takes one.
+    pub threads: usize,
 }
 
 /// How far a run has come: told to [`Control::progress`] as each block
@@ -323,13 +327,26 @@ pub fn run_controlled<O: Observer>(
                 }
                 let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
                 if wake == NEVER {
-                    return Err(stuck(prog, &sms));
+                    return Err(stuck(prog, &sms.iter().collect::<Vec<_>>()));
                 }
                 now = match wake.max(now + 1) {
                     next if now < last => next.min(last),
                     next => next,
                 };
             }
+        }
+        Stepping::Turns if ctl.threads > 1 && nsm > 1 => {
+            partial = super::threaded::run(
+                ctl.threads,
+                &launch,
+                &mut sms,
+                global,
+                &mut mem,
+                &mut grid,
+                &block_at,
+                tpb,
+                stop,
+            )?;
         }
         Stepping::Turns => {
             // An SM that failed, and the cycle it failed in, which stays its
@@ -385,7 +402,7 @@ pub fn run_controlled<O: Observer>(
                 }
             }
             if grid.done < total && partial.is_none() {
-                return Err(stuck(prog, &sms));
+                return Err(stuck(prog, &sms.iter().collect::<Vec<_>>()));
             }
         }
     }
@@ -415,17 +432,17 @@ pub fn run_controlled<O: Observer>(
 }
 
 /// The grid's blocks as the SMs take and finish them.
-struct Grid<'a> {
+pub(super) struct Grid<'a> {
     /// The next block to start.
-    next: u64,
-    total: u64,
-    done: u64,
+    pub next: u64,
+    pub total: u64,
+    pub done: u64,
     /// The last cycle a block finished in.
-    end: u64,
+    pub end: u64,
     /// Per SM, the cycle after the last it had a block resident in.
-    busy: Vec<u64>,
+    pub busy: Vec<u64>,
     /// Hears of each block that finishes.
-    progress: Option<&'a mut dyn FnMut(&Progress)>,
+    pub progress: Option<&'a mut (dyn FnMut(&Progress) + Send)>,
 }
 
 impl Grid<'_> {
@@ -434,7 +451,7 @@ impl Grid<'_> {
     /// each).
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn ran<O: Observer>(
+    pub(super) fn ran<O: Observer>(
         &mut self,
         i: usize,
         sm: &mut Sm,
@@ -470,7 +487,7 @@ impl Grid<'_> {
 
 /// The error for a chip on which nothing can happen any more: a block whose
 /// live warps all wait at a barrier that will never release.
-fn stuck(prog: &Program, sms: &[Sm]) -> SimError {
+pub(super) fn stuck(prog: &Program, sms: &[&Sm]) -> SimError {
     let live = sms.iter().flat_map(|sm| {
         sm.blocks
             .iter()

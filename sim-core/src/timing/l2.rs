@@ -172,6 +172,15 @@ impl Memory {
         }
     }
 
+    /// The fewest cycles a [`Memory::read`] on `path` takes under `t`: an L2
+    /// hit with the bandwidth and the request slots free.
+    pub fn least_latency(t: &Timing, path: Path) -> u64 {
+        match path {
+            Path::L2 => t.l2_latency as u64,
+            Path::ReadOnly => t.ldg_latency as u64,
+        }
+    }
+
     /// Looks `line` (a byte address / 128) up, filling it on a miss.
     fn lookup(&mut self, line: u64) -> bool {
         let addr = line << 7 >> self.line_shift;

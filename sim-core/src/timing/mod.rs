@@ -9,6 +9,7 @@
 //! - `cache`: tag stores (the instruction cache, the read-only cache).
 //! - `l2`: L2, DRAM and the outstanding-request limits.
 //! - `gpu`: the block dispatcher (occupancy) and the cycle loop.
+//! - `threaded`: the cycle loop with the SMs on several threads.
 //! - `events`: counters and the per-cycle observer.
 
 pub mod cache;
@@ -22,6 +23,7 @@ pub mod metrics;
 pub mod pipes;
 pub mod profile;
 pub mod sm;
+mod threaded;
 
 pub use events::{Event, Nobody, Observer, Recorder, Stall, Stats};
 pub use gpu::{

@@ -43,14 +43,145 @@ use super::pipes::{Info, Latency, Pipe, Unit};
 /// A never-reached cycle.
 pub const NEVER: u64 = u64::MAX;
 
+/// The landing cycle of a read-only load not yet timed (a threaded run:
+/// [`Request`]): later than any cycle the SM runs before it is, and so
+/// fixed before anything reads it ([`Sm::apply`]).
+const UNTIMED: u64 = NEVER - 1;
+
 /// A read-only load's value, held until its data arrive.
 #[derive(Clone, Copy)]
 struct Pending {
     at: u64,
+    /// Its own landing, before it was held back behind the load before it.
+    own: u64,
     reg: u8,
     n: u8,
     mask: u32,
+    /// Not yet timed or read: `at` is [`UNTIMED`] and `rows` empty until
+    /// its [`Resolved`] comes.
+    open: bool,
     rows: [[u32; 32]; 4],
+}
+
+/// An `LDG` an SM running alone on a worker thread issued, kept for its
+/// turn: its data are read and its lines timed through L2 later, in the
+/// order of the chip's other global accesses ((cycle, SM), then issue
+/// order), by [`resolve`].
+pub struct Request {
+    /// The cycle it issued in, and the SM.
+    pub cycle: u64,
+    pub sm: u32,
+    /// The earliest cycle its data can land: the SM must not run that cycle
+    /// before the load is resolved and applied.
+    pub due: u64,
+    /// The warp's place in the SM's warps; whether a [`Pending`] waits for
+    /// it (an `LDG` to `RZ` has none).
+    wi: usize,
+    pending: bool,
+    pc: u32,
+    who: crate::func::Who,
+    mask: u32,
+    addrs: [u64; 32],
+    /// Its landing as far as the SM's read-only cache knows it (the issue
+    /// cycle, or later for lines that hit).
+    ready: u64,
+    /// Its lines that missed the read-only cache, or a store's lines:
+    /// (line, sectors).
+    misses: Vec<(u64, u32)>,
+    /// A store's data: a row of each register it writes.
+    stored: Option<Box<[[u32; 32]; 4]>>,
+    /// A load through L2 (`LD`): the registers it writes (the first, and
+    /// how many), on the scoreboard until it is applied.
+    load: Option<(u8, u8)>,
+}
+
+/// A [`Request`] done: when its data land, and what they are.
+pub struct Resolved {
+    wi: usize,
+    pending: bool,
+    /// An `LD`'s registers (first, count) and lanes.
+    load: Option<(u8, u8, u32)>,
+    at: u64,
+    rows: [[u32; 32]; 4],
+}
+
+/// Reads or writes and times `r` (its data in `global`, its lines through
+/// `mem` and the SM's read-only and L2 request slots `slots`, `ld_slots`):
+/// what the SM's issue of it would have done had the chip's memory been at
+/// hand, with the same error for an access that faults.
+pub fn resolve(
+    r: &Request,
+    l: &Launch,
+    global: &mut GlobalMem,
+    mem: &mut Memory,
+    slots: &mut Slots,
+    ld_slots: &mut Slots,
+) -> Result<Resolved, SimError> {
+    let prog = l.prog;
+    let Some(Kind::Ld { space, w: width } | Kind::St { space, w: width }) =
+        prog.ops.get(r.pc as usize).map(|op| op.kind)
+    else {
+        unreachable!("only an LDG or a global store is deferred");
+    };
+    let (mut shared, mut local, mut locks) = ([0u8; 0], [0u8; 0], [0u32; 0]);
+    let mut env = Env {
+        prog,
+        cbank0: l.cbank0,
+        global,
+        shared: &mut shared,
+        local: &mut local,
+        local_size: prog.local_size,
+        block_idx: r.who.block,
+        block_dim: l.block_dim,
+        grid_dim: l.grid_dim,
+        clock: r.cycle,
+        sm: r.sm,
+        sms: l.config.chip.sms,
+        locks: &mut locks,
+        pre: None,
+        defer_global: false,
+    };
+    let fault = |e| crate::func::exec_fault_of(prog, &r.who, r.pc, e);
+    if let Some(rows) = &r.stored {
+        crate::exec::store_rows(&mut env, space, r.who.warp, &r.addrs, r.mask, width, rows)
+            .map_err(fault)?;
+        for &(line, sectors) in &r.misses {
+            mem.write(r.cycle, line, sectors);
+        }
+        return Ok(Resolved {
+            wi: r.wi,
+            pending: false,
+            load: None,
+            at: NEVER,
+            rows: [[0; 32]; 4],
+        });
+    }
+    let rows = crate::exec::load_rows(&mut env, space, r.who.warp, &r.addrs, r.mask, width)
+        .map_err(fault)?;
+    let (path, slots) = match r.load {
+        Some(_) => (Path::L2, ld_slots),
+        None => (Path::ReadOnly, slots),
+    };
+    let mut at = r.ready;
+    for &(line, sectors) in &r.misses {
+        at = at.max(mem.read(r.cycle, line, sectors, path, slots));
+    }
+    // The SM ran on to `due`, sure that nothing lands before it.
+    assert!(
+        at >= r.due,
+        "a read-only load landed before its due cycle: at {at} due {} cycle {} ready {} misses {}",
+        r.due,
+        r.cycle,
+        r.ready,
+        r.misses.len()
+    );
+    Ok(Resolved {
+        wi: r.wi,
+        pending: r.pending,
+        load: r.load.map(|(reg, n)| (reg, n, r.mask)),
+        at,
+        rows,
+    })
 }
 
 /// A warp's timing state beside its functional state: what the scheduler
@@ -311,6 +442,19 @@ pub struct Sm {
     barrier_check: bool,
     /// Where the last tick stopped to wait for its turn.
     paused: Option<Paused>,
+    /// Running alone on a worker thread (a threaded run): an `LDG` becomes
+    /// a [`Request`] in `requests`, and any other instruction that must
+    /// take its turn waits for it while one is there.
+    defer: bool,
+    requests: Vec<Request>,
+    /// Ticks stop before this cycle: the earliest an unresolved request of
+    /// a threaded run may land in, or where the chip's loop stops the SM.
+    pub horizon: u64,
+    /// The fewest cycles from an `LDG`'s issue to its landing: on a
+    /// read-only cache hit, and through L2.
+    ldg_hit: u64,
+    ldg_l2: u64,
+    ld_l2: u64,
     pub stats: Stats,
 }
 
@@ -357,8 +501,124 @@ impl Sm {
             live: 0,
             barrier_check: false,
             paused: None,
+            defer: false,
+            requests: Vec::new(),
+            horizon: NEVER,
+            ldg_hit: (t.ldg_cache_latency as u64).max(1),
+            ldg_l2: Memory::least_latency(t, Path::ReadOnly).max(1),
+            ld_l2: Memory::least_latency(t, Path::L2).max(1),
             stats: Stats::default(),
         }
+    }
+
+    /// Makes this SM one of a threaded run ([`Sm::defer`]), and gives its
+    /// read-only and L2 request slots to the chip's loop, which times its
+    /// loads (and lends the L2 ones back for an instruction's turn:
+    /// [`Sm::lend`]).
+    pub fn deferring(&mut self) -> (Slots, Slots) {
+        self.defer = true;
+        (
+            std::mem::replace(&mut self.ldg_slots, Slots::new(1)),
+            std::mem::replace(&mut self.ld_slots, Slots::new(1)),
+        )
+    }
+
+    /// Swaps the SM's L2 request slots with `slots`: the chip's loop lends
+    /// them for an instruction's turn and takes them back after.
+    pub fn lend(&mut self, slots: &mut Slots) {
+        std::mem::swap(&mut self.ld_slots, slots);
+    }
+
+    /// Whether the last tick stopped before an instruction that waits for
+    /// its turn.
+    pub fn paused(&self) -> bool {
+        self.paused.is_some()
+    }
+
+    /// The `LDG`s issued since the last call, in issue order.
+    pub fn take_requests(&mut self, into: &mut Vec<Request>) {
+        into.append(&mut self.requests);
+    }
+
+    /// Fills in loads this SM issued in a threaded run, resolved in order
+    /// ([`resolve`]): each lands when it would have, had it been timed at
+    /// issue, and every cycle worked out from the unknown landing
+    /// ([`UNTIMED`]: a `TEXDEPBAR`'s wait, the schedulers' and the SM's
+    /// wakes) is worked out again.
+    pub fn apply(&mut self, l: &Launch, done: &[Resolved]) {
+        for r in done {
+            if let Some((reg, n, mask)) = r.load {
+                let (w, tm) = (&mut self.warps[r.wi], &mut self.timing[r.wi]);
+                for k in 0..n {
+                    if reg != 255 {
+                        w.set_reg(reg + k, &r.rows[k as usize], mask);
+                    }
+                    tm.ready[reg.wrapping_add(k) as usize] = r.at;
+                }
+                tm.sb_pc = u32::MAX;
+            }
+        }
+        // The earliest landing fixed: the SM must tick then.
+        let mut fixed = NEVER;
+        for r in done.iter().filter(|r| r.pending) {
+            let tex = &mut self.timing[r.wi].tex;
+            let k = tex
+                .iter()
+                .position(|p| p.open)
+                .expect("a pending load waits for its request");
+            // Held back behind the load before it, as at issue, and so
+            // are the loads after it up to the next one not resolved.
+            let at = if k > 0 { tex[k - 1].at.max(r.at) } else { r.at };
+            let p = &mut tex[k];
+            (p.at, p.own, p.rows, p.open) = (at, r.at, r.rows, false);
+            fixed = fixed.min(at);
+            for j in k + 1..tex.len() {
+                if tex[j].open {
+                    break;
+                }
+                tex[j].at = tex[j - 1].at.max(tex[j].own);
+            }
+        }
+        let mut next = NEVER;
+        for (bi, b) in self.blocks.iter().enumerate() {
+            if b.live {
+                for tm in &self.timing[warps_at(bi, self.wpb)] {
+                    if let Some(p) = tm.tex.front() {
+                        next = next.min(p.at);
+                    }
+                }
+            }
+        }
+        self.next_land = next;
+        let mut wake = self.wake.min(fixed);
+        for s in 0..self.nsched {
+            let mut low = NEVER;
+            for i in 0..self.scheds[s].nslots {
+                let sl = self.scheds[s].slots[i];
+                if sl.not_before != UNTIMED {
+                    continue;
+                }
+                // A `TEXDEPBAR` waits for an LDG's landing, anything else
+                // on the scoreboard for an LD's registers.
+                let wi = sl.warp as usize;
+                let tm = &self.timing[wi];
+                let info = &l.infos[self.warps[wi].pc as usize];
+                let at = match (sl.why, info.texdepbar) {
+                    (Stall::Texture, Some(n)) => tm.tex[tm.tex.len() - n as usize - 1].at,
+                    (Stall::Dependency, _) => scoreboard(tm, info).0,
+                    _ => unreachable!("only a load's landing is not known"),
+                };
+                self.scheds[s].slots[i].not_before = at;
+                low = low.min(at);
+            }
+            if low != NEVER {
+                let sc = &mut self.scheds[s];
+                sc.others = sc.others.min(low);
+                self.wakes[s] = self.wakes[s].min(low);
+                wake = wake.min(self.wakes[s]);
+            }
+        }
+        self.wake = wake;
     }
 
     /// Resident blocks.
@@ -485,7 +745,7 @@ impl Sm {
         let mut quiet = NEVER;
         loop {
             let t = self.next_turn().0;
-            if t == NEVER {
+            if t >= self.horizon {
                 break;
             }
             match self.tick(t, l, global, mem, obs, finished, allow) {
@@ -520,7 +780,7 @@ impl Sm {
     ) -> Result<bool, SimError> {
         let (first, mut wake, mut changed) = match self.paused {
             Some(p) => {
-                if (now, self.id) >= allow {
+                if (now, self.id) >= allow || !self.requests.is_empty() {
                     return Ok(false);
                 }
                 self.paused = None;
@@ -657,6 +917,7 @@ impl Sm {
         // Cycles skipped since the last tick stalled each scheduler for the
         // reason it had then.
         if let Some(last) = self.last_tick {
+            assert!(last < now, "SM {} ticks {now} after {last}", self.id);
             let gap = now.saturating_sub(last + 1);
             if gap > 0 {
                 for (s, sc) in self.scheds[..self.nsched].iter().enumerate() {
@@ -870,7 +1131,10 @@ impl Sm {
             }
             match self.ready(s, wi, now, l) {
                 Ok(turn) => {
-                    if turn && (now, self.id) >= allow {
+                    // A threaded run's load or store to global memory alone
+                    // is a request: it runs alone too.
+                    let turn = turn && !(self.defer && self.global_only(wi, bi, now, l));
+                    if turn && ((now, self.id) >= allow || !self.requests.is_empty()) {
                         // `tick` fills in what it had worked out so far.
                         self.paused = Some(Paused {
                             now,
@@ -932,6 +1196,32 @@ impl Sm {
         Ok(Some((wake, false)))
     }
 
+    /// Whether warp `wi`'s next instruction (of block slot `bi`) is a load
+    /// or store through generic addresses whose active lanes all address
+    /// global memory ([`global_only`]).
+    fn global_only(&mut self, wi: usize, bi: usize, now: u64, l: &Launch) -> bool {
+        let w = &self.warps[wi];
+        let Some(op) = l.prog.ops.get(w.pc as usize) else {
+            return false;
+        };
+        if !matches!(
+            op.kind,
+            Kind::St {
+                space: Space::Generic,
+                ..
+            } | Kind::Ld {
+                space: Space::Generic,
+                ..
+            }
+        ) {
+            return false;
+        }
+        let mask = w.active & guard_mask(w, op);
+        let mut none = GlobalMem::new();
+        let env = block_env(l, &mut none, &mut self.blocks[bi].mem, [0; 3], now, self.id);
+        addresses(w, op, Space::Generic, &env).is_ok_and(|a| global_only(mask, &a))
+    }
+
     /// Whether warp `wi` (its place in the SM's warps) of scheduler `s` can
     /// issue its next instruction at `now`, and if so whether it must take
     /// its turn ([`Info::turn`]); else when it might, why not, and the unit
@@ -980,7 +1270,8 @@ impl Sm {
                     self.stats.interlocks += 1;
                     return Err((tm.next_issue, Stall::Interlock, Unit::None));
                 }
-                Ok(info.turn)
+                // A threaded run's LDG is a request: it runs alone too.
+                Ok(info.turn && !(self.defer && info.lat == Latency::Texture))
             }
             Err((when, Stall::PipeBusy)) => Err((when, Stall::PipeBusy, info.unit)),
             Err((when, why)) => Err((when, why, Unit::None)),
@@ -1347,8 +1638,20 @@ impl Sm {
         if matches!(op.kind, Kind::Ld { .. } | Kind::St { .. }) {
             env.pre = access.as_ref().map(|a| &a.0);
         }
+        // An LDG of a threaded run, or a store to global memory alone: its
+        // data and lines wait for their turn (one with no lane active reads,
+        // writes and times nothing).
+        let generic = self.defer
+            && matches!(op.kind, Kind::Ld { .. } | Kind::St { .. })
+            && matches!(&access, Some((a, Space::Generic, _)) if global_only(mask, a));
+        let store_rows = match op.kind {
+            Kind::St { w: width, .. } if generic => Some(crate::exec::stored_rows(op, w, width)),
+            _ => None,
+        };
+        let defer = self.defer && info.lat == Latency::Texture && mask != 0 || generic;
+        env.defer_global = defer;
         let tex = info.lat == Latency::Texture && info.ndst > 0;
-        let saved: Option<[[u32; 32]; 4]> = tex.then(|| {
+        let saved: Option<[[u32; 32]; 4]> = (tex && !defer).then(|| {
             std::array::from_fn(|k| {
                 if k < info.ndst as usize {
                     w.reg(info.dst + k as u8)
@@ -1462,14 +1765,55 @@ impl Sm {
                     };
                     // Counters before, to tell the observer the lines' outcomes.
                     let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
+                    let mut misses = Vec::new();
                     for &(line, sectors) in &lines[..n] {
                         if path == Path::ReadOnly && self.rocache.lookup(line) {
                             self.stats.ldg_cache_hits += 1;
                             ready = ready.max(now + t.ldg_cache_latency as u64);
+                        } else if defer {
+                            misses.push((line, sectors));
                         } else if store {
                             mem.write(now, line, sectors);
                         } else {
                             ready = ready.max(mem.read(now, line, sectors, path, slots));
+                        }
+                    }
+                    if defer {
+                        let due = if store {
+                            // Nothing lands.
+                            NEVER
+                        } else if path == Path::L2 {
+                            now + self.ld_l2
+                        } else if misses.is_empty() {
+                            ready.max(now + self.ldg_hit)
+                        } else {
+                            ready.max(now + self.ldg_l2)
+                        };
+                        let w = &self.warps[wi];
+                        self.requests.push(Request {
+                            cycle: now,
+                            sm,
+                            due,
+                            wi,
+                            pending: tex,
+                            pc,
+                            who: crate::func::Who {
+                                block: b.idx,
+                                block_dim: l.block_dim,
+                                warp: w.id,
+                                active: w.active,
+                            },
+                            mask,
+                            addrs,
+                            ready,
+                            misses,
+                            stored: store_rows.map(Box::new),
+                            load: (path == Path::L2 && !store).then_some((info.dst, info.ndst)),
+                        });
+                        self.horizon = self.horizon.min(due);
+                        if path == Path::L2 {
+                            // Its registers are written when it is resolved.
+                            ready = UNTIMED;
                         }
                     }
                     if O::ACTIVE {
@@ -1499,14 +1843,28 @@ impl Sm {
             }
         }
         let w = &mut self.warps[wi];
-        if let Some(saved) = saved {
+        if tex && defer {
+            // Held back until its request is resolved and applied.
+            tm.tex.push_back(Pending {
+                at: UNTIMED,
+                own: UNTIMED,
+                reg: info.dst,
+                n: info.ndst.min(4),
+                mask,
+                open: true,
+                rows: [[0; 32]; 4],
+            });
+            self.next_land = self.next_land.min(UNTIMED);
+        } else if let Some(saved) = saved {
             // Hold the loaded value back until it arrives, in order.
             let at = tm.tex.back().map_or(ready, |p| p.at.max(ready));
             let mut p = Pending {
                 at,
+                own: ready,
                 reg: info.dst,
                 n: info.ndst.min(4),
                 mask,
+                open: false,
                 rows: [[0; 32]; 4],
             };
             for k in 0..p.n {
@@ -1520,6 +1878,16 @@ impl Sm {
         }
         Ok(())
     }
+}
+
+/// Whether every lane of `mask` addresses global memory at `addrs` (none
+/// through the shared or local window), and some lane does.
+fn global_only(mask: u32, addrs: &[u64; 32]) -> bool {
+    let global = |a: u64| {
+        !(SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&a)
+            && !(LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&a)
+    };
+    mask != 0 && (0..32).all(|k| mask >> k & 1 == 0 || global(addrs[k]))
 }
 
 /// A resident block's own memories.
@@ -1557,6 +1925,7 @@ fn block_env<'a>(
         sms: l.config.chip.sms,
         locks: &mut mem.locks,
         pre: None,
+        defer_global: false,
     }
 }
 

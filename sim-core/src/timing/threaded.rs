@@ -1,0 +1,494 @@
+//! The SMs of a timed run on several threads, with the results of one.
+//!
+//! An SM touches what the others touch only through global memory, L2 and
+//! DRAM, and the block dispatcher. Run alone on a worker thread, an SM runs
+//! every instruction that touches none of them, and stops before any other
+//! (a global load, store or atomic through L2, an `EXIT`: [`Info::turn`]),
+//! which the chip's loop runs later, in its turn, exactly as a run on one
+//! thread does. The exception is the commonest of them in tuned code, the
+//! read-only load (`LDG`): the SM records it ([`Request`]) and runs on, with
+//! its registers left as they were; the loop reads its data and times its
+//! lines in turn ([`resolve`]) and hands the result back ([`Sm::apply`]).
+//! The SM runs no cycle in which such a load could land before it is back:
+//! the load's `due` cycle (its issue plus the least latency it can have)
+//! bounds how far the SM runs ([`Sm::horizon`]).
+//!
+//! The order of everything shared is the single-threaded run's: requests
+//! are resolved, and instructions that take their turn run, in (cycle, SM)
+//! order, then in the SM's issue order; a request is resolved only when
+//! every SM has run past its cycle (each SM's `front`, below which it will
+//! issue nothing), and an instruction takes its turn only when its SM's
+//! front is the chip's lowest. So cycles, counters, buffers and errors are
+//! the same at any thread count.
+//!
+//! [`Info::turn`]: super::pipes::Info::turn
+//! [`Request`]: super::sm::Request
+//! [`resolve`]: super::sm::resolve
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::func::SimError;
+use crate::mem::GlobalMem;
+
+use super::events::Nobody;
+use super::gpu::{stuck, Grid, Partial};
+use super::l2::{Memory, Slots};
+use super::sm::{resolve, Launch, Request, Resolved, Sm, Turn, NEVER};
+
+/// How far past the chip's lowest front an SM may be run ahead, in cycles,
+/// and the most cycles a worker runs an SM at a time: long enough that
+/// handing SMs out costs little, short enough that every SM's front moves
+/// often and its loads are resolved soon (the fastest of 96 to 512 cycles
+/// on the tuned SGEMM, and as fast as any of 128 to 768 on the tiled one).
+/// Neither changes a result.
+const WINDOW: u64 = 1024;
+const CHUNK: u64 = 192;
+
+/// One SM as the chip's loop sees it.
+struct Place {
+    /// The SM, when no worker runs it.
+    sm: Option<Box<Sm>>,
+    /// Below this cycle the SM issues nothing more: its next turn or the due
+    /// cycle of a load not yet applied (while a worker runs it, the value
+    /// when it was taken).
+    front: u64,
+    /// Its next turn, as last seen, and whether it stopped before an
+    /// instruction that waits for it.
+    next: u64,
+    paused: bool,
+    /// Its loads not yet resolved, in issue order.
+    queue: VecDeque<Request>,
+    /// The due cycles of its loads not yet applied (resolved or not), in
+    /// issue order.
+    dues: VecDeque<u64>,
+    /// Loads resolved, to be applied when the SM is back.
+    mailbox: Vec<Resolved>,
+    /// Its read-only and L2 request slots.
+    slots: Slots,
+    ld_slots: Slots,
+    /// The error it stopped at, and its cycle.
+    failed: Option<(u64, SimError)>,
+    /// The worker that ran it last (which runs it again when it can: its
+    /// state is in that worker's caches).
+    home: usize,
+}
+
+impl Place {
+    /// Its front from its SM's state.
+    fn settle(&mut self) {
+        let sm = self.sm.as_ref().expect("settled at home");
+        (self.next, self.paused) = (sm.next_turn().0, sm.paused());
+        let due = self.dues.iter().copied().min().unwrap_or(NEVER);
+        self.front = match &self.failed {
+            Some((t, _)) => *t,
+            None => self.next.min(due),
+        };
+    }
+}
+
+/// The chip's shared state, behind the one lock.
+struct Chip<'a, 'g, 'p> {
+    places: Vec<Place>,
+    global: &'g mut GlobalMem,
+    mem: &'g mut Memory,
+    grid: &'g mut Grid<'p>,
+    block_at: &'a (dyn Fn(u64) -> [u32; 3] + Sync),
+    tpb: u32,
+    stop: Option<&'a std::sync::atomic::AtomicBool>,
+    partial: Option<Partial>,
+    /// Set when the run is over: every worker then returns.
+    end: Option<Result<(), SimError>>,
+    finished: Vec<[u32; 3]>,
+}
+
+/// What a worker does next.
+enum Next {
+    Run(usize, Box<Sm>),
+    Wait,
+    Done,
+}
+
+/// A worker's run of an SM: what it gives back.
+struct Back {
+    i: usize,
+    sm: Box<Sm>,
+    resident: usize,
+    ran: Result<super::sm::Ran, (u64, SimError)>,
+    requests: Vec<Request>,
+}
+
+/// Runs `sms` (their first blocks placed) to the grid's end (`grid`) on
+/// `threads` threads, with the chip's memory `global` and `mem`; returns
+/// why the run ended early if it did.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run(
+    threads: usize,
+    l: &Launch,
+    sms: &mut Vec<Sm>,
+    global: &mut GlobalMem,
+    mem: &mut Memory,
+    grid: &mut Grid,
+    block_at: &(dyn Fn(u64) -> [u32; 3] + Sync),
+    tpb: u32,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> Result<Option<Partial>, SimError> {
+    let places = std::mem::take(sms)
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut sm)| {
+            let (slots, ld_slots) = sm.deferring();
+            let mut p = Place {
+                sm: Some(Box::new(sm)),
+                front: 0,
+                next: 0,
+                paused: false,
+                queue: VecDeque::new(),
+                dues: VecDeque::new(),
+                mailbox: Vec::new(),
+                slots,
+                ld_slots,
+                failed: None,
+                home: i % threads,
+            };
+            p.settle();
+            p
+        })
+        .collect();
+    let chip = Mutex::new(Chip {
+        places,
+        global,
+        mem,
+        grid,
+        block_at,
+        tpb,
+        stop,
+        partial: None,
+        end: None,
+        finished: Vec::with_capacity(16),
+    });
+    let news = News {
+        count: AtomicU64::new(0),
+        broken: AtomicBool::new(false),
+    };
+    std::thread::scope(|scope| {
+        for me in 1..threads {
+            let (chip, news) = (&chip, &news);
+            scope.spawn(move || work(chip, news, l, me));
+        }
+        work(&chip, &news, l, 0);
+    });
+    let mut chip = chip.into_inner().unwrap_or_else(|e| e.into_inner());
+    sms.extend(
+        chip.places
+            .iter_mut()
+            .map(|p| *p.sm.take().expect("every SM is back")),
+    );
+    let end = chip.end.take().expect("the run ended");
+    end.map(|()| chip.partial)
+}
+
+/// What the workers hear of each other without the lock: how many times an
+/// SM was given back (a worker with nothing to do waits for the count to
+/// change), and whether a worker panicked (the others then stop, and the
+/// panic goes on to the caller).
+struct News {
+    count: AtomicU64,
+    broken: AtomicBool,
+}
+
+/// Tells the other workers when this one unwinds from a panic.
+struct Unwinding<'a>(&'a News);
+
+impl Drop for Unwinding<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.broken.store(true, Ordering::Release);
+            self.0.count.fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+/// A worker: takes an SM the chip's loop gives it, runs it alone, gives it
+/// back, until the run is over. Every worker is also the chip's loop, in
+/// turn, while it holds the lock.
+fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
+    let _unwinding = Unwinding(news);
+    // What an SM run alone never touches: a global access or an L2 request
+    // waits for its turn.
+    let mut no_global = GlobalMem::new();
+    let mut no_mem = Memory::new(&l.config.timing);
+    let mut back: Option<Back> = None;
+    loop {
+        if news.broken.load(Ordering::Acquire) {
+            return;
+        }
+        let seen = news.count.load(Ordering::Acquire);
+        let next = {
+            let mut c = chip.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(b) = back.take() {
+                c.absorb(b);
+                news.count.fetch_add(1, Ordering::Release);
+            }
+            c.next(l, me)
+        };
+        match next {
+            Next::Run(i, mut sm) => {
+                let resident = sm.resident();
+                let mut finished = Vec::new();
+                let ran = sm.run(
+                    l,
+                    &mut no_global,
+                    &mut no_mem,
+                    &mut Nobody,
+                    &mut finished,
+                    (0, 0),
+                );
+                debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
+                let mut requests = Vec::new();
+                sm.take_requests(&mut requests);
+                back = Some(Back {
+                    i,
+                    sm,
+                    resident,
+                    ran,
+                    requests,
+                });
+            }
+            Next::Wait => {
+                // Nothing to do until a worker gives an SM back (or the run
+                // is stopped): wait for that without taking the lock.
+                let mut spins = 0u32;
+                while news.count.load(Ordering::Acquire) == seen {
+                    spins += 1;
+                    if spins < 1 << 12 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                        if spins > 1 << 14 {
+                            // A stop request changes no news.
+                            break;
+                        }
+                    }
+                }
+            }
+            Next::Done => return,
+        }
+    }
+}
+
+impl Chip<'_, '_, '_> {
+    /// Takes back an SM a worker ran.
+    fn absorb(&mut self, b: Back) {
+        let p = &mut self.places[b.i];
+        match b.ran {
+            Ok(r) => {
+                if r.quiet != NEVER && b.resident > 0 {
+                    self.grid.busy[b.i] = r.quiet + 1;
+                }
+            }
+            Err((t, e)) => p.failed = Some((t, e)),
+        }
+        p.dues.extend(b.requests.iter().map(|r| r.due));
+        p.queue.extend(b.requests);
+        p.sm = Some(b.sm);
+        p.settle();
+    }
+
+    /// The chip's loop, as far as it can go now: resolves the loads every
+    /// SM has run past, runs the instructions whose turn has come, and finds
+    /// the calling worker an SM to run.
+    fn next(&mut self, l: &Launch, me: usize) -> Next {
+        loop {
+            if self.end.is_some() {
+                return Next::Done;
+            }
+            if self
+                .stop
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                let low = self.places.iter().map(|p| p.front).min().unwrap_or(NEVER);
+                if self.places.iter().all(|p| p.sm.is_some()) {
+                    self.partial = Some(Partial::Stopped);
+                    self.grid.end = self.grid.end.max(low.saturating_sub(1));
+                    self.end = Some(Ok(()));
+                    return Next::Done;
+                }
+                return Next::Wait;
+            }
+            // Every SM's front, and the lowest.
+            let (low, m) = self.lowest(usize::MAX);
+            // Loads below every front are resolved.
+            match self.resolve_below((low, m as u32), l) {
+                Err(e) => {
+                    self.end = Some(Err(e));
+                    return Next::Done;
+                }
+                Ok(true) => continue,
+                Ok(false) => {}
+            }
+            if low == NEVER {
+                // Nothing left to do, unless a worker still runs an SM.
+                if self.places.iter().any(|p| p.sm.is_none()) {
+                    return Next::Wait;
+                }
+                let stuck_now = self.grid.done < self.grid.total;
+                self.end = Some(if stuck_now {
+                    let sms: Vec<&Sm> =
+                        self.places.iter().filter_map(|p| p.sm.as_deref()).collect();
+                    Err(stuck(l.prog, &sms))
+                } else {
+                    Ok(())
+                });
+                return Next::Done;
+            }
+            let p = &mut self.places[m];
+            if let Some((_, e)) = p.failed.take() {
+                // The first error in turn is the run's.
+                self.end = Some(Err(e));
+                return Next::Done;
+            }
+            if p.sm.is_some() && p.paused && p.next == low {
+                // Its turn.
+                if let Err(e) = self.turn(m, l) {
+                    self.end = Some(Err(e));
+                    return Next::Done;
+                }
+                continue;
+            }
+            // An SM for the worker: the one furthest behind that can run of
+            // those it ran last, else of any (its state then moves caches).
+            let cap = low.saturating_add(WINDOW);
+            let pick = self
+                .places
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.sm.is_some() && p.failed.is_none() && !p.paused)
+                .filter(|(_, p)| p.next < Self::due(p).min(cap))
+                .min_by_key(|(i, p)| (p.home != me, p.next, *i))
+                .map(|(i, _)| i);
+            let Some(i) = pick else {
+                return Next::Wait;
+            };
+            let p = &mut self.places[i];
+            p.home = me;
+            let mut sm = p.sm.take().expect("picked at home");
+            sm.horizon = Self::due(p).min(cap).min(p.next.saturating_add(CHUNK));
+            return Next::Run(i, sm);
+        }
+    }
+
+    /// The earliest due cycle of `p`'s loads not yet applied.
+    fn due(p: &Place) -> u64 {
+        p.dues.iter().copied().min().unwrap_or(NEVER)
+    }
+
+    /// The lowest front, (cycle, SM), of the SMs but `but`.
+    fn lowest(&self, but: usize) -> (u64, usize) {
+        self.places
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != but)
+            .map(|(i, p)| (p.front, i))
+            .min()
+            .unwrap_or((NEVER, usize::MAX))
+    }
+
+    /// Resolves, in order, every load whose (cycle, SM) comes before
+    /// `below`, and applies them to the SMs at home; true when it applied
+    /// any (fronts may have moved).
+    fn resolve_below(&mut self, below: Turn, l: &Launch) -> Result<bool, SimError> {
+        let mut any = false;
+        loop {
+            let head = self
+                .places
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.queue.front().map(|r| ((r.cycle, r.sm), i)))
+                .min();
+            let Some((key, i)) = head else { break };
+            if key >= below {
+                break;
+            }
+            let p = &mut self.places[i];
+            let r = p.queue.pop_front().expect("its head");
+            let done = resolve(&r, l, self.global, self.mem, &mut p.slots, &mut p.ld_slots)?;
+            p.mailbox.push(done);
+        }
+        for p in &mut self.places {
+            if let Some(sm) = p.sm.as_mut() {
+                if !p.mailbox.is_empty() {
+                    sm.apply(l, &p.mailbox);
+                    p.dues.drain(..p.mailbox.len());
+                    p.mailbox.clear();
+                    p.settle();
+                    any = true;
+                }
+            }
+        }
+        Ok(any)
+    }
+
+    /// Runs the rest of SM `m`'s cycle, its turn come: first every load
+    /// before it (its own of this cycle too), then its tick, with the chip's
+    /// memory.
+    fn turn(&mut self, m: usize, l: &Launch) -> Result<(), SimError> {
+        let t = self.places[m].next;
+        loop {
+            // Loads of cycle `t` from lower SMs and from this one come first.
+            self.resolve_below((t, m as u32 + 1), l)?;
+            let (other, j) = self.lowest(m);
+            let allow = (other, j as u32);
+            let p = &mut self.places[m];
+            let sm = p.sm.as_mut().expect("at home");
+            self.finished.clear();
+            let resident = sm.resident();
+            // An instruction that takes its turn times its lines through
+            // the SM's L2 slots.
+            sm.lend(&mut p.ld_slots);
+            let r = sm.tick(
+                t,
+                l,
+                self.global,
+                self.mem,
+                &mut Nobody,
+                &mut self.finished,
+                allow,
+            );
+            sm.lend(&mut p.ld_slots);
+            let mut requests = Vec::new();
+            sm.take_requests(&mut requests);
+            p.dues.extend(requests.iter().map(|r| r.due));
+            p.queue.extend(requests);
+            match r {
+                Err(e) => {
+                    p.failed = Some((t, e));
+                    p.settle();
+                    return Ok(());
+                }
+                Ok(false) => {
+                    // It stopped before another instruction that waits for
+                    // its turn, behind a load of this cycle: resolve, go on.
+                    assert!(!p.queue.is_empty(), "a turn stops only behind a load");
+                    p.settle();
+                    continue;
+                }
+                Ok(true) => {
+                    if self.finished.is_empty() {
+                        if resident > 0 {
+                            self.grid.busy[m] = t + 1;
+                        }
+                    } else {
+                        let finished = std::mem::take(&mut self.finished);
+                        self.grid
+                            .ran(m, sm, t, &finished, &self.block_at, self.tpb, &mut Nobody);
+                        self.finished = finished;
+                    }
+                    p.settle();
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
