@@ -304,6 +304,16 @@ fn main() -> ExitCode {
 }
 
 /// Reads a file, naming it in the error.
+/// The threads a `--threads` asks for: the cores available by default;
+/// 0 is an error.
+pub fn threads(asked: Option<usize>) -> Result<usize> {
+    match asked {
+        Some(0) => anyhow::bail!("--threads 0: at least 1"),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
 }

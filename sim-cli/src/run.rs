@@ -68,6 +68,11 @@ pub struct RunArgs {
     /// results: a cross-check).
     #[arg(long)]
     pub lockstep: bool,
+    /// Threads to run the SMs on (default: the cores available). The
+    /// results are the same at any count; a run that steps in lockstep
+    /// (--lockstep, --plot, --until, a trace) takes one.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// Print the report as JSON (one object) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -251,6 +256,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         until,
         stop: interrupt.as_ref().map(|i| i.flag()),
         progress: if timed { Some(&mut hear) } else { None },
+        threads: crate::threads(args.threads)?,
         ..Default::default()
     };
     let out = match (recording.as_mut(), timeline.as_mut()) {
@@ -418,11 +424,17 @@ pub fn run(args: RunArgs) -> Result<()> {
             let p = d.join(format!("{}.bin", b.name));
             std::fs::write(&p, &b.data).with_context(|| format!("{}", p.display()))?;
         }
-        println!(
+        // With --json or --csv, standard output is the report alone.
+        let note = format!(
             "dumped      {} buffers to {}",
             out.finals.len(),
             d.display()
         );
+        if args.json || args.csv {
+            eprintln!("{note}");
+        } else {
+            println!("{note}");
+        }
     }
     if let (Some(names), Some(t)) = (&wanted, &out.timed) {
         let all = sim_core::timing::metrics::metrics(t, &config);

@@ -51,6 +51,11 @@ pub fn run(
     if let Some((_, what)) = refused.iter().find(|(on, _)| *on) {
         bail!("--sample predicts a timed run's cycles from its first waves; drop {what}");
     }
+    if args.threads.is_some_and(|n| n > 1) {
+        // It ends when its last sampled block finishes: on more threads,
+        // the other SMs would have run on by amounts that vary run to run.
+        bail!("--sample runs its SMs on one thread, so that where it stops never varies; drop --threads");
+    }
     let s = sample::run(cubin, r, config, read, plan).map_err(|e| anyhow!("{e}"))?;
     let total = started.elapsed().as_secs_f64();
     let out = &s.outcome;

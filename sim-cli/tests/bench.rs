@@ -101,3 +101,40 @@ fn func_runs_the_same_launch_at_least_once() {
         "{err}"
     );
 }
+
+/// `--threads 2` runs the benchmark on one thread and on two, checks that
+/// both gave the same results, and reports the speed-up (printed and in
+/// the JSON, never asserted); `--threads 0` is refused.
+#[test]
+fn speed_on_threads_gives_the_speedup_and_the_same_results() {
+    let out = std::env::temp_dir().join(format!(
+        "keplersim-speed-{}-threads.json",
+        std::process::id()
+    ));
+    let (ok, stdout, err) = keplersim(&[
+        "bench",
+        "speed",
+        "--size",
+        "128",
+        "--threads",
+        "2",
+        "--json",
+        &out.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.contains("  on 2 threads        "), "{stdout}");
+    assert!(
+        stdout.contains("on 2 threads over one, the same cycles, counters and buffers"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&out).expect("--json wrote the report");
+    let _ = std::fs::remove_file(&out);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(v["threaded"]["threads"], 2, "{v}");
+    assert!(
+        v["threaded"]["speedup"].as_f64().is_some_and(|s| s > 0.0),
+        "{v}"
+    );
+    let (ok, _, err) = keplersim(&["bench", "speed", "--size", "64", "--threads", "0"]);
+    assert!(!ok && err.contains("--threads 0: at least 1"), "{err}");
+}

@@ -1,7 +1,9 @@
 //! `keplersim run --json` reports of every suite kernel are the same from one
 //! process to the next and whichever way the grid runs: timed, by turns twice
 //! and in lockstep, the same cycles and counters; functional, in natural,
-//! reversed and shuffled block order, the same report. Only the wall times
+//! reversed and shuffled block order, the same report; with the SMs on 1, 2
+//! and 3 threads (`--threads`), the same report and the same bytes in every
+//! buffer, for every suite kernel and the tuned SGEMM. Only the wall times
 //! (`seconds` and the rates per second) may differ.
 
 mod common;
@@ -62,4 +64,57 @@ fn functional_reports_are_the_same_in_every_block_order() {
             assert_eq!(a, report(&f, order), "{f}: {}", order.join(" "));
         }
     }
+}
+
+/// Every buffer `run --dump` wrote into `dir`, by name.
+fn dumped(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("the dump folder")
+        .map(|e| {
+            let p = e.expect("dir entry").path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).expect("a dumped buffer"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn reports_and_buffers_are_the_same_on_any_thread_count() {
+    let tmp = std::env::temp_dir().join(format!("keplersim-threads-{}", std::process::id()));
+    let sgemm = root()
+        .join("traces/sgemm/sgemm.cubin")
+        .display()
+        .to_string();
+    let mut cases: Vec<(String, Vec<&str>)> = suite().into_iter().map(|f| (f, vec![])).collect();
+    cases.push((
+        sgemm,
+        vec!["--set", "m=768", "--set", "n=768", "--set", "k=768"],
+    ));
+    for (f, sets) in &cases {
+        let mut first = None;
+        for threads in ["1", "2", "3"] {
+            let dir = tmp.join(threads);
+            let _ = std::fs::remove_dir_all(&dir);
+            let dir_s = dir.display().to_string();
+            let mut args = sets.clone();
+            args.extend(["--threads", threads, "--dump", &dir_s]);
+            let r = report(f, &args);
+            let bufs = dumped(&dir);
+            assert!(!bufs.is_empty(), "{f}: buffers dumped");
+            match &first {
+                None => first = Some((r, bufs)),
+                Some((r1, b1)) => {
+                    assert_eq!(r1, &r, "{f}: the report on {threads} threads");
+                    for ((n1, d1), (n, d)) in b1.iter().zip(&bufs) {
+                        assert_eq!(n1, n, "{f}: buffers");
+                        assert!(d1 == d, "{f}: buffer {n} on {threads} threads");
+                    }
+                    assert_eq!(b1.len(), bufs.len(), "{f}: buffers");
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -276,3 +276,17 @@ fn bench_sgemm_prints_the_gains_beside_the_papers_and_plots_them() {
     let _ = std::fs::remove_file(&svg);
     assert!(text.contains("SGEMM ladder"));
 }
+
+/// `--threads 0` is refused, and so is `--sample` on more than one thread
+/// (where a sample stops would vary with them).
+#[test]
+fn thread_counts_that_cannot_be_taken_are_refused() {
+    let sgemm = path("traces/sgemm/sgemm.cubin");
+    let (ok, _, err) = keplersim(&["run", &sgemm, "--threads", "0"]);
+    assert!(!ok && err.contains("--threads 0: at least 1"), "{err}");
+    let (ok, _, err) = keplersim(&["run", &sgemm, "--sample", "--threads", "2"]);
+    assert!(
+        !ok && err.contains("--sample runs its SMs on one thread"),
+        "{err}"
+    );
+}

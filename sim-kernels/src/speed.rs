@@ -67,17 +67,23 @@ impl Launch {
         })
     }
 
-    /// Runs it timed (the SMs by turns) on `config`, `runs` times (at least
-    /// once); fails if C is wrong.
-    pub fn timed(&self, config: &Config, runs: u32) -> Result<Best, Error> {
+    /// Runs it timed (the SMs by turns, on `threads` threads) on `config`,
+    /// `runs` times (at least once); fails if C is wrong.
+    pub fn timed(&self, config: &Config, runs: u32, threads: usize) -> Result<Best, Error> {
         let read = workload::reader(&self.dir);
         best(runs, || {
-            let o = launch::execute_as(
+            let mut ctl = sim_core::timing::Control {
+                threads,
+                ..Default::default()
+            };
+            let o = launch::execute_controlled(
                 &self.cubin,
                 &self.resolved,
                 launch::Mode::Timed(Stepping::Turns),
                 config,
                 &read,
+                &mut sim_core::timing::Nobody,
+                &mut ctl,
             )
             .map_err(|e| Error::Run(e.to_string()))?;
             Ok((o.sim_time.as_secs_f64(), o.passed(), o))

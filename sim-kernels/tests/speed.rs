@@ -10,7 +10,7 @@ use sim_kernels::workload::root;
 #[test]
 fn timed_and_functional_runs_execute_the_same_instructions() {
     let l = Launch::sgemm(&root(), GRAIN).unwrap();
-    let timed = l.timed(&Config::default(), 0).unwrap();
+    let timed = l.timed(&Config::default(), 0, 1).unwrap();
     let func = l.functional(0).unwrap();
     let t = timed.outcome.timed.as_ref().expect("timed");
     assert!(t.cycles > 0);
