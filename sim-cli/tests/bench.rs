@@ -9,27 +9,32 @@ mod common;
 use common::keplersim;
 
 fn speed_json(name: &str) -> serde_json::Value {
+    let (v, stdout) = speed_run(name, &["--size", "64"]);
+    // The goal is set at 1536: no verdict at another size.
+    assert!(!stdout.contains("  goal"), "{stdout}");
+    v
+}
+
+/// `bench speed` with `args` and `--json`: the JSON report and the text.
+fn speed_run(name: &str, args: &[&str]) -> (serde_json::Value, String) {
     let out = std::env::temp_dir().join(format!(
         "keplersim-speed-{}-{name}.json",
         std::process::id()
     ));
     // No `--config`: the K20m's, from any folder (the tests run in sim-cli/,
     // which has no configs/).
-    let (ok, stdout, err) = keplersim(&[
-        "bench",
-        "speed",
-        "--size",
-        "64",
-        "--json",
-        &out.display().to_string(),
-    ]);
+    let json = out.display().to_string();
+    let mut all = vec!["bench", "speed", "--json", &json];
+    all.extend_from_slice(args);
+    let (ok, stdout, err) = keplersim(&all);
     assert!(ok, "{err}");
     assert!(stdout.contains("  host                "), "{stdout}");
-    // The goal is set at 1536: no verdict at another size.
-    assert!(!stdout.contains("  goal"), "{stdout}");
     let text = std::fs::read_to_string(&out).expect("--json wrote the report");
     let _ = std::fs::remove_file(&out);
-    serde_json::from_str(&text).expect("the report is JSON")
+    (
+        serde_json::from_str(&text).expect("the report is JSON"),
+        stdout,
+    )
 }
 
 #[test]
@@ -107,29 +112,12 @@ fn func_runs_the_same_launch_at_least_once() {
 /// the JSON, never asserted); `--threads 0` is refused.
 #[test]
 fn speed_on_threads_gives_the_speedup_and_the_same_results() {
-    let out = std::env::temp_dir().join(format!(
-        "keplersim-speed-{}-threads.json",
-        std::process::id()
-    ));
-    let (ok, stdout, err) = keplersim(&[
-        "bench",
-        "speed",
-        "--size",
-        "128",
-        "--threads",
-        "2",
-        "--json",
-        &out.display().to_string(),
-    ]);
-    assert!(ok, "{err}");
+    let (v, stdout) = speed_run("threads", &["--size", "128", "--threads", "2"]);
     assert!(stdout.contains("  on 2 threads        "), "{stdout}");
     assert!(
         stdout.contains("on 2 threads over one, the same cycles, counters and buffers"),
         "{stdout}"
     );
-    let text = std::fs::read_to_string(&out).expect("--json wrote the report");
-    let _ = std::fs::remove_file(&out);
-    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(v["threaded"]["threads"], 2, "{v}");
     assert!(
         v["threaded"]["speedup"].as_f64().is_some_and(|s| s > 0.0),
