@@ -87,12 +87,55 @@ pub struct Request {
     ready: u64,
     /// Its lines that missed the read-only cache, or a store's lines:
     /// (line, sectors).
-    misses: Vec<(u64, u32)>,
+    misses: Lines,
     /// A store's data: a row of each register it writes.
     stored: Option<Box<[[u32; 32]; 4]>>,
     /// A load through L2 (`LD`): the registers it writes (the first, and
     /// how many), on the scoreboard until it is applied.
     load: Option<(u8, u8)>,
+}
+
+impl Resolved {
+    /// The cycle its data land (`NEVER`: a store's, which land nowhere).
+    pub fn lands(&self) -> u64 {
+        self.at
+    }
+}
+
+/// A request's lines, (line, sectors): up to four in place (an `LDG.128`
+/// of a warp along one row takes four), more on the heap. Kept off the
+/// heap because a request is made on one thread and done on another.
+#[derive(Default)]
+struct Lines {
+    n: u8,
+    few: [(u64, u32); 4],
+    more: Vec<(u64, u32)>,
+}
+
+impl Lines {
+    fn push(&mut self, l: (u64, u32)) {
+        match self.n {
+            0..=3 => self.few[self.n as usize] = l,
+            4 => {
+                self.more.extend_from_slice(&self.few);
+                self.more.push(l);
+            }
+            _ => self.more.push(l),
+        }
+        self.n = self.n.saturating_add(1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    fn as_slice(&self) -> &[(u64, u32)] {
+        if self.n <= 4 {
+            &self.few[..self.n as usize]
+        } else {
+            &self.more
+        }
+    }
 }
 
 /// A [`Request`] done: when its data land, and what they are.
@@ -145,7 +188,7 @@ pub fn resolve(
     if let Some(rows) = &r.stored {
         crate::exec::store_rows(&mut env, space, r.who.warp, &r.addrs, r.mask, width, rows)
             .map_err(fault)?;
-        for &(line, sectors) in &r.misses {
+        for &(line, sectors) in r.misses.as_slice() {
             mem.write(r.cycle, line, sectors);
         }
         return Ok(Resolved {
@@ -163,18 +206,11 @@ pub fn resolve(
         None => (Path::ReadOnly, slots),
     };
     let mut at = r.ready;
-    for &(line, sectors) in &r.misses {
+    for &(line, sectors) in r.misses.as_slice() {
         at = at.max(mem.read(r.cycle, line, sectors, path, slots));
     }
     // The SM ran on to `due`, sure that nothing lands before it.
-    assert!(
-        at >= r.due,
-        "a read-only load landed before its due cycle: at {at} due {} cycle {} ready {} misses {}",
-        r.due,
-        r.cycle,
-        r.ready,
-        r.misses.len()
-    );
+    assert!(at >= r.due, "a load landed before its due cycle");
     Ok(Resolved {
         wi: r.wi,
         pending: r.pending,
@@ -256,7 +292,9 @@ impl WarpTiming {
 }
 
 /// A block resident on the SM, with its memories (its warps are the SM's,
-/// [`Sm::warps_of`]).
+/// [`Sm::warps_of`]). Aligned as [`Sm`] is: its count of instructions
+/// executed is written all the time.
+#[repr(align(128))]
 pub struct BlockSlot {
     pub idx: [u32; 3],
     pub live: bool,
@@ -401,7 +439,9 @@ pub struct Launch<'a> {
     pub int: crate::exec::IntRoutine,
 }
 
-/// One SM.
+/// One SM. Aligned to two cache lines, so that two SMs on two threads
+/// never share one (the counters at its end are written all the time).
+#[repr(align(128))]
 pub struct Sm {
     pub id: u32,
     pub blocks: Vec<BlockSlot>,
@@ -511,16 +551,16 @@ impl Sm {
         }
     }
 
-    /// Makes this SM one of a threaded run ([`Sm::defer`]), and gives its
-    /// read-only and L2 request slots to the chip's loop, which times its
-    /// loads (and lends the L2 ones back for an instruction's turn:
-    /// [`Sm::lend`]).
-    pub fn deferring(&mut self) -> (Slots, Slots) {
+    /// Makes this SM one of a threaded run ([`Sm::defer`]), whose
+    /// read-only and L2 request slots the chip's loop keeps (it times the
+    /// SM's loads, and lends the L2 ones back for an instruction's turn:
+    /// [`Sm::lend`]): slots as the SM's are at the start, `t`'s, allocated
+    /// apart from the SM's memory (the chip's loop writes them while a
+    /// worker runs the SM).
+    pub fn deferring(&mut self, t: &Timing) -> (Slots, Slots) {
+        debug_assert!(self.last_tick.is_none(), "a threaded run starts the SM");
         self.defer = true;
-        (
-            std::mem::replace(&mut self.ldg_slots, Slots::new(1)),
-            std::mem::replace(&mut self.ld_slots, Slots::new(1)),
-        )
+        (Slots::new(t.ldg_outstanding), Slots::new(t.ld_outstanding))
     }
 
     /// Swaps the SM's L2 request slots with `slots`: the chip's loop lends
@@ -1765,7 +1805,7 @@ impl Sm {
                     };
                     // Counters before, to tell the observer the lines' outcomes.
                     let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
-                    let mut misses = Vec::new();
+                    let mut misses = Lines::default();
                     for &(line, sectors) in &lines[..n] {
                         if path == Path::ReadOnly && self.rocache.lookup(line) {
                             self.stats.ldg_cache_hits += 1;

@@ -58,13 +58,14 @@ struct Place {
     /// instruction that waits for it.
     next: u64,
     paused: bool,
-    /// Its loads not yet resolved, in issue order.
+    /// Its accesses not yet resolved, in issue order, and their due cycles.
     queue: VecDeque<Request>,
-    /// The due cycles of its loads not yet applied (resolved or not), in
-    /// issue order.
     dues: VecDeque<u64>,
-    /// Loads resolved, to be applied when the SM is back.
+    /// Accesses resolved, for the worker that runs the SM next to apply
+    /// (the SM's state stays in that worker's caches), and the earliest
+    /// cycle one of them lands in.
     mailbox: Vec<Resolved>,
+    lands: u64,
     /// Its read-only and L2 request slots.
     slots: Slots,
     ld_slots: Slots,
@@ -80,11 +81,21 @@ impl Place {
     fn settle(&mut self) {
         let sm = self.sm.as_ref().expect("settled at home");
         (self.next, self.paused) = (sm.next_turn().0, sm.paused());
-        let due = self.dues.iter().copied().min().unwrap_or(NEVER);
+        self.refront();
+    }
+
+    /// Its front from what is known of the SM: its next turn, its accesses
+    /// not yet resolved, and those resolved but not applied.
+    fn refront(&mut self) {
         self.front = match &self.failed {
             Some((t, _)) => *t,
-            None => self.next.min(due),
+            None => self.next.min(self.due()).min(self.lands),
         };
+    }
+
+    /// The earliest due cycle of its accesses not yet resolved.
+    fn due(&self) -> u64 {
+        self.dues.iter().copied().min().unwrap_or(NEVER)
     }
 }
 
@@ -101,11 +112,21 @@ struct Chip<'a, 'g, 'p> {
     /// Set when the run is over: every worker then returns.
     end: Option<Result<(), SimError>>,
     finished: Vec<[u32; 3]>,
+    /// Emptied mailboxes, for reuse: a buffer allocated on one thread and
+    /// freed on another costs both.
+    spare: Vec<Vec<Resolved>>,
 }
 
 /// What a worker does next.
 enum Next {
-    Run(usize, Box<Sm>),
+    /// Run SM `i` up to `horizon` (and `CHUNK` cycles past its next turn),
+    /// after applying what was resolved for it.
+    Run {
+        i: usize,
+        sm: Box<Sm>,
+        resolved: Vec<Resolved>,
+        horizon: u64,
+    },
     Wait,
     Done,
 }
@@ -114,9 +135,15 @@ enum Next {
 struct Back {
     i: usize,
     sm: Box<Sm>,
+    /// Its next turn and whether it stopped before an instruction that
+    /// waits for it (so that the chip's loop need not read the SM).
+    next: u64,
+    paused: bool,
     resident: usize,
     ran: Result<super::sm::Ran, (u64, SimError)>,
     requests: Vec<Request>,
+    /// The mailbox it was given, applied and emptied.
+    applied: Vec<Resolved>,
 }
 
 /// Runs `sms` (their first blocks placed) to the grid's end (`grid`) on
@@ -138,7 +165,7 @@ pub(super) fn run(
         .into_iter()
         .enumerate()
         .map(|(i, mut sm)| {
-            let (slots, ld_slots) = sm.deferring();
+            let (slots, ld_slots) = sm.deferring(&l.config.timing);
             let mut p = Place {
                 sm: Some(Box::new(sm)),
                 front: 0,
@@ -147,6 +174,7 @@ pub(super) fn run(
                 queue: VecDeque::new(),
                 dues: VecDeque::new(),
                 mailbox: Vec::new(),
+                lands: NEVER,
                 slots,
                 ld_slots,
                 failed: None,
@@ -167,6 +195,7 @@ pub(super) fn run(
         partial: None,
         end: None,
         finished: Vec::with_capacity(16),
+        spare: Vec::new(),
     });
     let news = News {
         count: AtomicU64::new(0),
@@ -220,6 +249,7 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
     let mut no_global = GlobalMem::new();
     let mut no_mem = Memory::new(&l.config.timing);
     let mut back: Option<Back> = None;
+    let mut requests = Vec::new();
     loop {
         if news.broken.load(Ordering::Acquire) {
             return;
@@ -228,13 +258,23 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
         let next = {
             let mut c = chip.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(b) = back.take() {
-                c.absorb(b);
+                requests = c.absorb(b);
                 news.count.fetch_add(1, Ordering::Release);
             }
             c.next(l, me)
         };
         match next {
-            Next::Run(i, mut sm) => {
+            Next::Run {
+                i,
+                mut sm,
+                mut resolved,
+                horizon,
+            } => {
+                if !resolved.is_empty() {
+                    sm.apply(l, &resolved);
+                    resolved.clear();
+                }
+                sm.horizon = horizon.min(sm.next_turn().0.saturating_add(CHUNK));
                 let resident = sm.resident();
                 let mut finished = Vec::new();
                 let ran = sm.run(
@@ -246,14 +286,17 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
                     (0, 0),
                 );
                 debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
-                let mut requests = Vec::new();
+                let mut requests = std::mem::take(&mut requests);
                 sm.take_requests(&mut requests);
                 back = Some(Back {
                     i,
+                    next: sm.next_turn().0,
+                    paused: sm.paused(),
                     sm,
                     resident,
                     ran,
                     requests,
+                    applied: resolved,
                 });
             }
             Next::Wait => {
@@ -279,8 +322,8 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
 }
 
 impl Chip<'_, '_, '_> {
-    /// Takes back an SM a worker ran.
-    fn absorb(&mut self, b: Back) {
+    /// Takes back an SM a worker ran; gives back its emptied request list.
+    fn absorb(&mut self, mut b: Back) -> Vec<Request> {
         let p = &mut self.places[b.i];
         match b.ran {
             Ok(r) => {
@@ -291,9 +334,14 @@ impl Chip<'_, '_, '_> {
             Err((t, e)) => p.failed = Some((t, e)),
         }
         p.dues.extend(b.requests.iter().map(|r| r.due));
-        p.queue.extend(b.requests);
+        p.queue.extend(b.requests.drain(..));
         p.sm = Some(b.sm);
-        p.settle();
+        (p.next, p.paused) = (b.next, b.paused);
+        p.refront();
+        if b.applied.capacity() > 0 {
+            self.spare.push(b.applied);
+        }
+        b.requests
     }
 
     /// The chip's loop, as far as it can go now: resolves the loads every
@@ -349,6 +397,17 @@ impl Chip<'_, '_, '_> {
                 self.end = Some(Err(e));
                 return Next::Done;
             }
+            if p.paused && !p.mailbox.is_empty() {
+                if let Some(sm) = p.sm.as_mut() {
+                    // Waiting for its turn: what it waits behind is
+                    // applied here.
+                    sm.apply(l, &p.mailbox);
+                    p.mailbox.clear();
+                    p.lands = NEVER;
+                    p.settle();
+                    continue;
+                }
+            }
             if p.sm.is_some() && p.paused && p.next == low {
                 // Its turn.
                 if let Err(e) = self.turn(m, l) {
@@ -365,7 +424,7 @@ impl Chip<'_, '_, '_> {
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.sm.is_some() && p.failed.is_none() && !p.paused)
-                .filter(|(_, p)| p.next < Self::due(p).min(cap))
+                .filter(|(_, p)| p.next < p.due().min(cap) || !p.mailbox.is_empty())
                 .min_by_key(|(i, p)| (p.home != me, p.next, *i))
                 .map(|(i, _)| i);
             let Some(i) = pick else {
@@ -373,15 +432,16 @@ impl Chip<'_, '_, '_> {
             };
             let p = &mut self.places[i];
             p.home = me;
-            let mut sm = p.sm.take().expect("picked at home");
-            sm.horizon = Self::due(p).min(cap).min(p.next.saturating_add(CHUNK));
-            return Next::Run(i, sm);
+            let sm = p.sm.take().expect("picked at home");
+            let resolved = std::mem::replace(&mut p.mailbox, self.spare.pop().unwrap_or_default());
+            p.lands = NEVER;
+            return Next::Run {
+                i,
+                sm,
+                resolved,
+                horizon: p.due().min(cap),
+            };
         }
-    }
-
-    /// The earliest due cycle of `p`'s loads not yet applied.
-    fn due(p: &Place) -> u64 {
-        p.dues.iter().copied().min().unwrap_or(NEVER)
     }
 
     /// The lowest front, (cycle, SM), of the SMs but `but`.
@@ -395,9 +455,9 @@ impl Chip<'_, '_, '_> {
             .unwrap_or((NEVER, usize::MAX))
     }
 
-    /// Resolves, in order, every load whose (cycle, SM) comes before
-    /// `below`, and applies them to the SMs at home; true when it applied
-    /// any (fronts may have moved).
+    /// Resolves, in order, every access whose (cycle, SM) comes before
+    /// `below`, into its SM's mailbox; true when it resolved any (fronts may
+    /// have moved).
     fn resolve_below(&mut self, below: Turn, l: &Launch) -> Result<bool, SimError> {
         let mut any = false;
         loop {
@@ -413,19 +473,15 @@ impl Chip<'_, '_, '_> {
             }
             let p = &mut self.places[i];
             let r = p.queue.pop_front().expect("its head");
+            p.dues.pop_front();
             let done = resolve(&r, l, self.global, self.mem, &mut p.slots, &mut p.ld_slots)?;
+            p.lands = p.lands.min(done.lands());
             p.mailbox.push(done);
-        }
-        for p in &mut self.places {
-            if let Some(sm) = p.sm.as_mut() {
-                if !p.mailbox.is_empty() {
-                    sm.apply(l, &p.mailbox);
-                    p.dues.drain(..p.mailbox.len());
-                    p.mailbox.clear();
-                    p.settle();
-                    any = true;
-                }
+            if p.sm.is_some() || p.failed.is_some() {
+                // A front taken with the SM keeps its value until it is back.
+                p.refront();
             }
+            any = true;
         }
         Ok(any)
     }
@@ -436,12 +492,18 @@ impl Chip<'_, '_, '_> {
     fn turn(&mut self, m: usize, l: &Launch) -> Result<(), SimError> {
         let t = self.places[m].next;
         loop {
-            // Loads of cycle `t` from lower SMs and from this one come first.
+            // Accesses of cycle `t` from lower SMs and from this one come
+            // first.
             self.resolve_below((t, m as u32 + 1), l)?;
             let (other, j) = self.lowest(m);
             let allow = (other, j as u32);
             let p = &mut self.places[m];
             let sm = p.sm.as_mut().expect("at home");
+            if !p.mailbox.is_empty() {
+                sm.apply(l, &p.mailbox);
+                p.mailbox.clear();
+                p.lands = NEVER;
+            }
             self.finished.clear();
             let resident = sm.resident();
             // An instruction that takes its turn times its lines through
