@@ -610,7 +610,10 @@ impl Sm {
             // are the loads after it up to the next one not resolved.
             let at = if k > 0 { tex[k - 1].at.max(r.at) } else { r.at };
             let p = &mut tex[k];
-            (p.at, p.own, p.rows, p.open) = (at, r.at, r.rows, false);
+            (p.at, p.own, p.open) = (at, r.at, false);
+            // Only its registers' rows: the rest were never written (and
+            // would cross from the thread that resolved it for nothing).
+            p.rows[..p.n as usize].copy_from_slice(&r.rows[..p.n as usize]);
             fixed = fixed.min(at);
             for j in k + 1..tex.len() {
                 if tex[j].open {
