@@ -58,9 +58,14 @@ struct Place {
     /// instruction that waits for it.
     next: u64,
     paused: bool,
-    /// Its accesses not yet resolved, in issue order, and their due cycles.
+    /// Its accesses not yet resolved, in issue order, and their due cycles;
+    /// the earliest of those, and the first's (cycle, SM), kept here so
+    /// that the chip's loop finds them without reading the queues (each
+    /// read of another core's line costs).
     queue: VecDeque<Request>,
     dues: VecDeque<u64>,
+    due: u64,
+    head: Turn,
     /// Accesses resolved, for the worker that runs the SM next to apply
     /// (the SM's state stays in that worker's caches), and the earliest
     /// cycle one of them lands in.
@@ -95,7 +100,34 @@ impl Place {
 
     /// The earliest due cycle of its accesses not yet resolved.
     fn due(&self) -> u64 {
-        self.dues.iter().copied().min().unwrap_or(NEVER)
+        self.due
+    }
+
+    /// Takes `requests` (issued in order) into its queue.
+    fn enqueue(&mut self, requests: impl Iterator<Item = Request>) {
+        for r in requests {
+            self.due = self.due.min(r.due);
+            self.dues.push_back(r.due);
+            self.queue.push_back(r);
+        }
+        self.rehead();
+    }
+
+    /// Its oldest access not yet resolved, taken off the queue.
+    fn dequeue(&mut self) -> Option<Request> {
+        let r = self.queue.pop_front()?;
+        if self.dues.pop_front() == Some(self.due) {
+            self.due = self.dues.iter().copied().min().unwrap_or(NEVER);
+        }
+        self.rehead();
+        Some(r)
+    }
+
+    fn rehead(&mut self) {
+        self.head = self
+            .queue
+            .front()
+            .map_or((NEVER, u32::MAX), |r| (r.cycle, r.sm));
     }
 }
 
@@ -173,6 +205,8 @@ pub(super) fn run(
                 paused: false,
                 queue: VecDeque::new(),
                 dues: VecDeque::new(),
+                due: NEVER,
+                head: (NEVER, u32::MAX),
                 mailbox: Vec::new(),
                 lands: NEVER,
                 slots,
@@ -333,8 +367,7 @@ impl Chip<'_, '_, '_> {
             }
             Err((t, e)) => p.failed = Some((t, e)),
         }
-        p.dues.extend(b.requests.iter().map(|r| r.due));
-        p.queue.extend(b.requests.drain(..));
+        p.enqueue(b.requests.drain(..));
         p.sm = Some(b.sm);
         (p.next, p.paused) = (b.next, b.paused);
         p.refront();
@@ -465,15 +498,15 @@ impl Chip<'_, '_, '_> {
                 .places
                 .iter()
                 .enumerate()
-                .filter_map(|(i, p)| p.queue.front().map(|r| ((r.cycle, r.sm), i)))
-                .min();
+                .map(|(i, p)| (p.head, i))
+                .min()
+                .filter(|h| h.0 .0 != NEVER);
             let Some((key, i)) = head else { break };
             if key >= below {
                 break;
             }
             let p = &mut self.places[i];
-            let r = p.queue.pop_front().expect("its head");
-            p.dues.pop_front();
+            let r = p.dequeue().expect("its head");
             let done = resolve(&r, l, self.global, self.mem, &mut p.slots, &mut p.ld_slots)?;
             p.lands = p.lands.min(done.lands());
             p.mailbox.push(done);
@@ -498,7 +531,7 @@ impl Chip<'_, '_, '_> {
             let (other, j) = self.lowest(m);
             let allow = (other, j as u32);
             let p = &mut self.places[m];
-            let sm = p.sm.as_mut().expect("at home");
+            let mut sm = p.sm.take().expect("at home");
             if !p.mailbox.is_empty() {
                 sm.apply(l, &p.mailbox);
                 p.mailbox.clear();
@@ -521,8 +554,25 @@ impl Chip<'_, '_, '_> {
             sm.lend(&mut p.ld_slots);
             let mut requests = Vec::new();
             sm.take_requests(&mut requests);
-            p.dues.extend(requests.iter().map(|r| r.due));
-            p.queue.extend(requests);
+            p.enqueue(requests.into_iter());
+            if let Ok(true) = r {
+                if !self.finished.is_empty() {
+                    let finished = std::mem::take(&mut self.finished);
+                    self.grid.ran(
+                        m,
+                        &mut sm,
+                        t,
+                        &finished,
+                        &self.block_at,
+                        self.tpb,
+                        &mut Nobody,
+                    );
+                    self.finished = finished;
+                } else if resident > 0 {
+                    self.grid.busy[m] = t + 1;
+                }
+            }
+            p.sm = Some(sm);
             match r {
                 Err(e) => {
                     p.failed = Some((t, e));
@@ -537,16 +587,6 @@ impl Chip<'_, '_, '_> {
                     continue;
                 }
                 Ok(true) => {
-                    if self.finished.is_empty() {
-                        if resident > 0 {
-                            self.grid.busy[m] = t + 1;
-                        }
-                    } else {
-                        let finished = std::mem::take(&mut self.finished);
-                        self.grid
-                            .ran(m, sm, t, &finished, &self.block_at, self.tpb, &mut Nobody);
-                        self.finished = finished;
-                    }
                     p.settle();
                     return Ok(());
                 }
