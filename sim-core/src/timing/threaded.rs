@@ -94,13 +94,8 @@ impl Place {
     fn refront(&mut self) {
         self.front = match &self.failed {
             Some((t, _)) => *t,
-            None => self.next.min(self.due()).min(self.lands),
+            None => self.next.min(self.due).min(self.lands),
         };
-    }
-
-    /// The earliest due cycle of its accesses not yet resolved.
-    fn due(&self) -> u64 {
-        self.due
     }
 
     /// Takes `requests` (issued in order) into its queue.
@@ -457,7 +452,7 @@ impl Chip<'_, '_, '_> {
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| p.sm.is_some() && p.failed.is_none() && !p.paused)
-                .filter(|(_, p)| p.next < p.due().min(cap) || !p.mailbox.is_empty())
+                .filter(|(_, p)| p.next < p.due.min(cap) || !p.mailbox.is_empty())
                 .min_by_key(|(i, p)| (p.home != me, p.next, *i))
                 .map(|(i, _)| i);
             let Some(i) = pick else {
@@ -472,7 +467,7 @@ impl Chip<'_, '_, '_> {
                 i,
                 sm,
                 resolved,
-                horizon: p.due().min(cap),
+                horizon: p.due.min(cap),
             };
         }
     }
