@@ -96,6 +96,29 @@ pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
     per_bank.into_iter().max().unwrap_or(0)
 }
 
+/// The conflict degree of one issue after an instruction that read `prev`:
+/// `first`'s reads alone (`may` tells whether two of them share a bank:
+/// [`may_conflict`]), or with `second`'s when the two dual-issue, each
+/// register read once.
+pub fn issue_degree(first: &[u8], may: bool, second: Option<&[u8]>, prev: &[u8]) -> u32 {
+    match second {
+        Some(second) => {
+            let mut reads = [255u8; 16];
+            let mut nr = 0;
+            for &r in first.iter().chain(second) {
+                if nr < reads.len() && !reads[..nr].contains(&r) {
+                    reads[nr] = r;
+                    nr += 1;
+                }
+            }
+            conflict_degree(&reads[..nr], prev)
+        }
+        None if may => conflict_degree(first, prev),
+        // At most one register from each bank: no conflict.
+        None => 1,
+    }
+}
+
 // What a conflict costs is the timing configuration's (`conflict_2way`,
 // `conflict_3way`, fitted by the FFMA bank rows); the scheduler charges it.
 

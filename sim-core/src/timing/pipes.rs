@@ -113,7 +113,17 @@ pub struct Info {
     /// ([`super::collector::may_conflict`]): without that, the operand
     /// collector reads them in one cycle whatever it holds.
     pub may_conflict: bool,
+    /// The conflict degree of its issue ([`super::collector::issue_degree`]),
+    /// `[fresh, after][alone, dual]`: with nothing held in the operand
+    /// collector, or after the slot just before it issued last (a warp
+    /// issuing on, the common case); alone, or dual-issued with the next
+    /// slot. Worked out once here, not at every issue; an issue after any
+    /// other instruction works it out then.
+    pub degree: [[u8; 2]; 2],
 }
+
+use super::collector::issue_degree;
+use crate::exec::next_slot;
 
 fn wide(t: NumType) -> bool {
     t.bits() == 64
@@ -122,7 +132,7 @@ fn wide(t: NumType) -> bool {
 /// Works out the [`Info`] of every slot of `prog`, an unscheduled control
 /// byte stalling `unscheduled_stall` cycles.
 pub fn infos(prog: &Program, unscheduled_stall: u32) -> Vec<Info> {
-    (0..prog.ops.len())
+    let mut infos: Vec<Info> = (0..prog.ops.len())
         .map(|slot| {
             info(
                 &prog.ops[slot],
@@ -131,7 +141,28 @@ pub fn infos(prog: &Program, unscheduled_stall: u32) -> Vec<Info> {
                 || prog.text(slot as u32),
             )
         })
-        .collect()
+        .collect();
+    for slot in 0..infos.len() {
+        let me = &infos[slot];
+        let second = infos.get(next_slot(slot as u32) as usize);
+        let degree = |prev: &[u8]| {
+            let alone = issue_degree(me.reads(), me.may_conflict, None, prev);
+            let dual = second.map_or(0, |s| {
+                issue_degree(me.reads(), me.may_conflict, Some(s.reads()), prev)
+            });
+            [alone as u8, dual as u8]
+        };
+        // The slot just before it, whose registers the collector holds
+        // when the warp issued that one last: two back past a control
+        // slot, else one.
+        let before = [slot.checked_sub(2), slot.checked_sub(1)]
+            .into_iter()
+            .flatten()
+            .find(|&b| next_slot(b as u32) as usize == slot);
+        let after = before.map_or([0, 0], |b| degree(&infos[b].reads));
+        infos[slot].degree = [degree(&[]), after];
+    }
+    infos
 }
 
 /// The [`Info`] of one instruction; `text` gives its SASS text (read only for
@@ -282,6 +313,7 @@ pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String
             .filter(|_| pipe == Pipe::Core && lat == Latency::Alu && texdepbar.is_none()),
         ffma: is_ffma3(op) && lat == Latency::Alu && texdepbar.is_none(),
         may_conflict: super::collector::may_conflict(&reads[..n]),
+        degree: [[0; 2]; 2],
     }
 }
 

@@ -33,7 +33,7 @@ use crate::warp::{Warp, WarpState};
 
 use super::cache::Tags;
 use super::ceil_u64;
-use super::collector::conflict_degree;
+use super::collector::issue_degree;
 use super::ctrl::Ctrl;
 use super::events::{Event, Observer, Stall, Stats, MAX_BLOCK_WARPS};
 use super::l2::{Memory, Path, Slots};
@@ -331,6 +331,8 @@ struct Scheduler {
     prev_warp: (u8, u8),
     prev_cycle: u64,
     prev_reads: [u8; 8],
+    /// The slot of that last instruction (the second of a pair).
+    prev_last: u32,
     /// Why it issued nothing in its last cycle (charged again for the cycles
     /// the SM skips), and the slot of the instruction that gave the reason
     /// (`u32::MAX`: none).
@@ -365,6 +367,7 @@ impl Scheduler {
             prev_warp: (0, 0),
             prev_cycle: 0,
             prev_reads: [0; 8],
+            prev_last: u32::MAX,
             reason: None,
             reason_pc: u32::MAX,
             last_pc: u32::MAX,
@@ -1430,23 +1433,13 @@ impl Sm {
         let reuse = sc.prev_warp == (bi as u8, wi as u8) && sc.prev_cycle + 1 == now;
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
-        let prev: &[u8] = if reuse { &sc.prev_reads } else { &[] };
-        let degree = if dual {
-            // Both instructions' registers, each once.
-            let mut reads = [255u8; 16];
-            let mut nr = 0;
-            for &r in first.reads().iter().chain(last.reads()) {
-                if nr < reads.len() && !reads[..nr].contains(&r) {
-                    reads[nr] = r;
-                    nr += 1;
-                }
-            }
-            conflict_degree(&reads[..nr], prev)
-        } else if first.may_conflict {
-            conflict_degree(first.reads(), prev)
+        let degree = if !reuse {
+            first.degree[0][dual as usize] as u32
+        } else if sc.prev_last != u32::MAX && next_slot(sc.prev_last) == pc {
+            first.degree[1][dual as usize] as u32
         } else {
-            // At most one register from each bank: no conflict.
-            1
+            let second = dual.then(|| last.reads());
+            issue_degree(first.reads(), first.may_conflict, second, &sc.prev_reads)
         };
         let cost = match degree {
             0 | 1 => 0.0,
@@ -1463,6 +1456,7 @@ impl Sm {
         sc.last_pc = pc;
         // `Info::reads` is padded with RZ, which is never read.
         sc.prev_reads = last.reads;
+        sc.prev_last = if dual { next_slot(pc) } else { pc };
         let tm = &mut self.timing[wi];
         tm.next_issue = tm.next_issue.max(now + last.gap as u64);
         tm.interlocked = false;
