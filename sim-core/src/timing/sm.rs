@@ -578,6 +578,12 @@ impl Sm {
         self.paused.is_some()
     }
 
+    /// The earliest cycle an access issued since the last
+    /// [`Sm::take_requests`] may land in (`NEVER`: none issued).
+    pub fn requests_due(&self) -> u64 {
+        self.requests.iter().map(|r| r.due).min().unwrap_or(NEVER)
+    }
+
     /// The `LDG`s issued since the last call, in issue order.
     pub fn take_requests(&mut self, into: &mut Vec<Request>) {
         into.append(&mut self.requests);

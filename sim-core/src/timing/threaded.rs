@@ -27,7 +27,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use crate::func::SimError;
 use crate::mem::GlobalMem;
@@ -35,14 +35,14 @@ use crate::mem::GlobalMem;
 use super::events::Nobody;
 use super::gpu::{stuck, Grid, Partial};
 use super::l2::{Memory, Slots};
-use super::sm::{resolve, Launch, Request, Resolved, Sm, Turn, NEVER};
+use super::sm::{resolve, Launch, Ran, Request, Resolved, Sm, Turn, NEVER};
 
 /// How far past the chip's lowest front an SM may be run ahead, in cycles,
-/// and the most cycles a worker runs an SM at a time: long enough that
-/// handing SMs out costs little, short enough that every SM's front moves
-/// often and its loads are resolved soon (the fastest of 96 to 512 cycles
-/// on the tuned SGEMM, and as fast as any of 128 to 768 on the tiled one).
-/// Neither changes a result.
+/// and how many cycles a worker runs an SM before it hands it back if the
+/// lock is free: long enough that handing SMs out costs little, short
+/// enough that every SM's front moves often and its loads are resolved soon
+/// (the fastest of 96 to 512 cycles on the tuned SGEMM, and as fast as any
+/// of 128 to 768 on the tiled one). Neither changes a result.
 const WINDOW: u64 = 1024;
 const CHUNK: u64 = 192;
 
@@ -139,21 +139,26 @@ struct Chip<'a, 'g, 'p> {
     /// Set when the run is over: every worker then returns.
     end: Option<Result<(), SimError>>,
     finished: Vec<[u32; 3]>,
+    /// The workers.
+    threads: usize,
     /// Emptied mailboxes, for reuse: a buffer allocated on one thread and
     /// freed on another costs both.
     spare: Vec<Vec<Resolved>>,
 }
 
+/// An SM handed to a worker: run it up to `horizon` (and `CHUNK` cycles
+/// past its next turn at a time), after applying what was resolved for it.
+struct Job {
+    i: usize,
+    sm: Box<Sm>,
+    resolved: Vec<Resolved>,
+    horizon: u64,
+}
+
 /// What a worker does next.
 enum Next {
-    /// Run SM `i` up to `horizon` (and `CHUNK` cycles past its next turn),
-    /// after applying what was resolved for it.
-    Run {
-        i: usize,
-        sm: Box<Sm>,
-        resolved: Vec<Resolved>,
-        horizon: u64,
-    },
+    /// Run an SM, and a spare to run instead of waiting for the lock.
+    Run(Job, Option<Job>),
     Wait,
     Done,
 }
@@ -167,7 +172,7 @@ struct Back {
     next: u64,
     paused: bool,
     resident: usize,
-    ran: Result<super::sm::Ran, (u64, SimError)>,
+    ran: Result<Ran, (u64, SimError)>,
     requests: Vec<Request>,
     /// The mailbox it was given, applied and emptied.
     applied: Vec<Resolved>,
@@ -225,6 +230,7 @@ pub(super) fn run(
         end: None,
         finished: Vec::with_capacity(16),
         spare: Vec::new(),
+        threads,
     });
     let news = News {
         count: AtomicU64::new(0),
@@ -245,6 +251,14 @@ pub(super) fn run(
     );
     let end = chip.end.take().expect("the run ended");
     end.map(|()| chip.partial)
+}
+
+/// Whether the SM of `p` is at home and can run below `cap`.
+fn runnable(p: &Place, cap: u64) -> bool {
+    p.sm.is_some()
+        && p.failed.is_none()
+        && !p.paused
+        && (p.next < p.due.min(cap) || !p.mailbox.is_empty())
 }
 
 /// What the workers hear of each other without the lock: how many times an
@@ -268,65 +282,56 @@ impl Drop for Unwinding<'_> {
     }
 }
 
-/// A worker: takes an SM the chip's loop gives it, runs it alone, gives it
-/// back, until the run is over. Every worker is also the chip's loop, in
-/// turn, while it holds the lock.
+/// A worker: takes an SM the chip's loop gives it (and a spare), runs it
+/// alone, gives it back, until the run is over. Every worker is also the
+/// chip's loop, in turn, while it holds the lock. It waits for the lock
+/// only when it has nothing left to run: an SM it holds ends its run when
+/// the lock is free ([`Side::run`]); while another worker holds it, the
+/// worker runs its spare, or the SM on to its horizon, instead.
 fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
     let _unwinding = Unwinding(news);
-    // What an SM run alone never touches: a global access or an L2 request
-    // waits for its turn.
     let mut no_global = GlobalMem::new();
     let mut no_mem = Memory::new(&l.config.timing);
-    let mut back: Option<Back> = None;
-    let mut requests = Vec::new();
+    let mut backs: Vec<Back> = Vec::with_capacity(2);
+    let mut lists: Vec<Vec<Request>> = Vec::new();
+    let mut held = None;
     loop {
         if news.broken.load(Ordering::Acquire) {
             return;
         }
         let seen = news.count.load(Ordering::Acquire);
         let next = {
-            let mut c = chip.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(b) = back.take() {
-                requests = c.absorb(b);
+            let mut c = held
+                .take()
+                .unwrap_or_else(|| chip.lock().unwrap_or_else(|e| e.into_inner()));
+            if !backs.is_empty() {
+                for b in backs.drain(..) {
+                    lists.push(c.absorb(b));
+                }
                 news.count.fetch_add(1, Ordering::Release);
             }
             c.next(l, me)
         };
         match next {
-            Next::Run {
-                i,
-                mut sm,
-                mut resolved,
-                horizon,
-            } => {
-                if !resolved.is_empty() {
-                    sm.apply(l, &resolved);
-                    resolved.clear();
+            Next::Run(first, spare) => {
+                let requests = lists.pop().unwrap_or_default();
+                let mut side = Side {
+                    chip,
+                    held: &mut held,
+                    no_global: &mut no_global,
+                    no_mem: &mut no_mem,
+                };
+                backs.push(side.run(l, first, requests, spare.is_some()));
+                if let Some(spare) = spare {
+                    let requests = lists.pop().unwrap_or_default();
+                    backs.push(if side.held.is_some() {
+                        // The lock is this worker's: the spare goes back
+                        // as it came.
+                        Side::unrun(l, spare, requests)
+                    } else {
+                        side.run(l, spare, requests, false)
+                    });
                 }
-                sm.horizon = horizon.min(sm.next_turn().0.saturating_add(CHUNK));
-                let resident = sm.resident();
-                let mut finished = Vec::new();
-                let ran = sm.run(
-                    l,
-                    &mut no_global,
-                    &mut no_mem,
-                    &mut Nobody,
-                    &mut finished,
-                    (0, 0),
-                );
-                debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
-                let mut requests = std::mem::take(&mut requests);
-                sm.take_requests(&mut requests);
-                back = Some(Back {
-                    i,
-                    next: sm.next_turn().0,
-                    paused: sm.paused(),
-                    sm,
-                    resident,
-                    ran,
-                    requests,
-                    applied: resolved,
-                });
             }
             Next::Wait => {
                 // Nothing to do until a worker gives an SM back (or the run
@@ -346,6 +351,103 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
                 }
             }
             Next::Done => return,
+        }
+    }
+}
+
+/// What a worker runs an SM with: the lock (to hand it back when it is
+/// free), and the memory an SM run alone never touches (a global access or
+/// an L2 request waits for its turn).
+struct Side<'w, 'c, 'a, 'g, 'p> {
+    chip: &'c Mutex<Chip<'a, 'g, 'p>>,
+    held: &'w mut Option<MutexGuard<'c, Chip<'a, 'g, 'p>>>,
+    no_global: &'w mut GlobalMem,
+    no_mem: &'w mut Memory,
+}
+
+impl Side<'_, '_, '_, '_, '_> {
+    /// Runs `job` `CHUNK` cycles at a time up to its horizon, with its
+    /// accesses into `requests`. After a chunk, or at the horizon when a
+    /// spare is left (`spare`), it stops if the lock is free (and keeps
+    /// it); while another worker holds it, the SM runs on, or stops for the
+    /// spare, rather than wait.
+    fn run(&mut self, l: &Launch, job: Job, mut requests: Vec<Request>, spare: bool) -> Back {
+        let Job {
+            i,
+            mut sm,
+            mut resolved,
+            horizon,
+        } = job;
+        if !resolved.is_empty() {
+            sm.apply(l, &resolved);
+            resolved.clear();
+        }
+        let resident = sm.resident();
+        let mut finished = Vec::new();
+        let ran = loop {
+            let limit = horizon.min(sm.requests_due());
+            let chunk = sm.next_turn().0.saturating_add(CHUNK);
+            sm.horizon = limit.min(chunk);
+            let ran = sm.run(
+                l,
+                self.no_global,
+                self.no_mem,
+                &mut Nobody,
+                &mut finished,
+                (0, 0),
+            );
+            let chunked = ran.is_ok()
+                && chunk < limit
+                && sm.horizon == chunk
+                && !sm.paused()
+                && sm.next_turn().0 >= chunk;
+            if !chunked && !spare {
+                break ran;
+            }
+            match self.chip.try_lock() {
+                Ok(c) => *self.held = Some(c),
+                Err(TryLockError::Poisoned(e)) => *self.held = Some(e.into_inner()),
+                Err(TryLockError::WouldBlock) if !spare => continue,
+                Err(TryLockError::WouldBlock) => {}
+            }
+            break ran;
+        };
+        debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
+        sm.take_requests(&mut requests);
+        Back {
+            i,
+            next: sm.next_turn().0,
+            paused: sm.paused(),
+            sm,
+            resident,
+            ran,
+            requests,
+            applied: resolved,
+        }
+    }
+
+    /// Gives `job` back not run (what was resolved for it applied).
+    fn unrun(l: &Launch, job: Job, requests: Vec<Request>) -> Back {
+        let Job {
+            i,
+            mut sm,
+            mut resolved,
+            ..
+        } = job;
+        sm.apply(l, &resolved);
+        resolved.clear();
+        Back {
+            i,
+            next: sm.next_turn().0,
+            paused: sm.paused(),
+            resident: sm.resident(),
+            sm,
+            ran: Ok(Ran {
+                quiet: NEVER,
+                finished: NEVER,
+            }),
+            requests,
+            applied: resolved,
         }
     }
 }
@@ -451,24 +553,44 @@ impl Chip<'_, '_, '_> {
                 .places
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| p.sm.is_some() && p.failed.is_none() && !p.paused)
-                .filter(|(_, p)| p.next < p.due.min(cap) || !p.mailbox.is_empty())
+                .filter(|(_, p)| runnable(p, cap))
                 .min_by_key(|(i, p)| (p.home != me, p.next, *i))
                 .map(|(i, _)| i);
             let Some(i) = pick else {
                 return Next::Wait;
             };
-            let p = &mut self.places[i];
-            p.home = me;
-            let sm = p.sm.take().expect("picked at home");
-            let resolved = std::mem::replace(&mut p.mailbox, self.spare.pop().unwrap_or_default());
-            p.lands = NEVER;
-            return Next::Run {
-                i,
-                sm,
-                resolved,
-                horizon: p.due.min(cap),
+            let first = self.job(i, me, cap);
+            // A spare, when enough SMs are left for the other workers.
+            let (mut count, mut best) = (0, None);
+            for (j, p) in self.places.iter().enumerate() {
+                if runnable(p, cap) {
+                    count += 1;
+                    let key = (p.home != me, p.next, j);
+                    if best.is_none_or(|b| key < b) {
+                        best = Some(key);
+                    }
+                }
+            }
+            let spare = match best {
+                Some((_, _, j)) if count >= self.threads => Some(self.job(j, me, cap)),
+                _ => None,
             };
+            return Next::Run(first, spare);
+        }
+    }
+
+    /// Hands SM `i` to worker `me`, to run below `cap`.
+    fn job(&mut self, i: usize, me: usize, cap: u64) -> Job {
+        let p = &mut self.places[i];
+        p.home = me;
+        let sm = p.sm.take().expect("picked at home");
+        let resolved = std::mem::replace(&mut p.mailbox, self.spare.pop().unwrap_or_default());
+        p.lands = NEVER;
+        Job {
+            i,
+            sm,
+            resolved,
+            horizon: p.due.min(cap),
         }
     }
 
