@@ -47,7 +47,10 @@ fn every_slot_degree_is_the_rule_after_nothing_and_after_its_predecessor() {
             let second = infos.get(next_slot(q as u32) as usize).map(|s| s.reads());
             for (held, row) in [(&[][..], 0), (&infos[p].reads[..], 1)] {
                 let alone = issue_degree(me.reads(), me.may_conflict, None, held);
-                assert_eq!(me.degree[row][0] as u32, alone, "{name}: slot {q} after {p}");
+                assert_eq!(
+                    me.degree[row][0] as u32, alone,
+                    "{name}: slot {q} after {p}"
+                );
                 if let Some(second) = second {
                     let dual = issue_degree(me.reads(), me.may_conflict, Some(second), held);
                     assert_eq!(me.degree[row][1] as u32, dual, "{name}: slot {q} dual");
@@ -57,5 +60,8 @@ fn every_slot_degree_is_the_rule_after_nothing_and_after_its_predecessor() {
             across += (q != p + 1) as usize;
         }
     }
-    assert!(checked > 1000 && across > 100, "{checked} slots, {across} across control");
+    assert!(
+        checked > 1000 && across > 100,
+        "{checked} slots, {across} across control"
+    );
 }
