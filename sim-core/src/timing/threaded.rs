@@ -261,6 +261,24 @@ fn runnable(p: &Place, cap: u64) -> bool {
         && (p.next < p.due.min(cap) || !p.mailbox.is_empty())
 }
 
+/// Takes the lock: tries for it a while first, pausing between tries (the
+/// other worker holds it for microseconds, and a worker put to sleep on it
+/// waits far longer to wake: tens of microseconds on a virtual machine).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    for _ in 0..1 << 10 {
+        match m.try_lock() {
+            Ok(g) => return g,
+            Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                for _ in 0..8 {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// What the workers hear of each other without the lock: how many times an
 /// SM was given back (a worker with nothing to do waits for the count to
 /// change), and whether a worker panicked (the others then stop, and the
@@ -303,7 +321,7 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
         let next = {
             let mut c = held
                 .take()
-                .unwrap_or_else(|| chip.lock().unwrap_or_else(|e| e.into_inner()));
+                .unwrap_or_else(|| lock(chip));
             if !backs.is_empty() {
                 for b in backs.drain(..) {
                     lists.push(c.absorb(b));
