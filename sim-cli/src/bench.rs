@@ -29,7 +29,8 @@ pub enum BenchCmd {
         /// Matrix size (a multiple of 64).
         #[arg(long, default_value_t = 1536)]
         size: i64,
-        /// Runs; the best is reported.
+        /// Runs; the best is reported. With --threads N, runs on one thread
+        /// and on N in turn, the best of each.
         #[arg(long, default_value_t = 1)]
         runs: u32,
         /// Threads to run the SMs on.
@@ -284,10 +285,26 @@ fn speed(
     let sgemm = launch(size)?;
     let cfg = crate::run::load_config(config)?;
     let runs = runs.max(1);
-    let Best {
-        seconds: best,
-        outcome: out,
-    } = sgemm.timed(&cfg, runs, 1)?;
+    // With --threads N, one run on one thread and one on N in turn, so that
+    // a host that slows down or speeds up meets both alike.
+    let (mut best, mut many) = (f64::MAX, f64::MAX);
+    let mut out = None;
+    for _ in 0..runs {
+        let one = sgemm.timed(&cfg, 1, 1)?;
+        best = best.min(one.seconds);
+        if threads > 1 {
+            let them = sgemm.timed(&cfg, 1, threads)?;
+            if them.outcome.timed != one.outcome.timed || them.outcome.finals != one.outcome.finals
+            {
+                bail!(
+                    "on {threads} threads the run's cycles, counters or buffers differ from one thread's"
+                );
+            }
+            many = many.min(them.seconds);
+        }
+        out = Some(one.outcome);
+    }
+    let out = out.expect("at least one run");
     let t = out.timed.as_ref().ok_or_else(|| anyhow!("not timed"))?;
     let wi = t.stats.warp_instructions as f64;
     let ti = t.stats.thread_instructions as f64;
@@ -312,15 +329,6 @@ fn speed(
         ti / best / 1e6
     );
     let threaded = if threads > 1 {
-        let Best {
-            seconds: many,
-            outcome: out_many,
-        } = sgemm.timed(&cfg, runs, threads)?;
-        if out_many.timed != out.timed || out_many.finals != out.finals {
-            bail!(
-                "on {threads} threads the run's cycles, counters or buffers differ from one thread's"
-            );
-        }
         let speedup = best / many;
         println!(
             "  on {threads} threads        {many:.3} s simulating: {:.0} simulated cycles/s, {:.2} M warp-instructions/s, {:.1} M thread-instructions/s",
