@@ -143,7 +143,7 @@ struct Chip<'a, 'g, 'p> {
     threads: usize,
     /// Emptied mailboxes, for reuse: a buffer allocated on one thread and
     /// freed on another costs both.
-    spare: Vec<Vec<Resolved>>,
+    emptied: Vec<Vec<Resolved>>,
 }
 
 /// An SM handed to a worker: run it up to `horizon` (and `CHUNK` cycles
@@ -229,7 +229,7 @@ pub(super) fn run(
         partial: None,
         end: None,
         finished: Vec::with_capacity(16),
-        spare: Vec::new(),
+        emptied: Vec::new(),
         threads,
     });
     let news = News {
@@ -319,9 +319,7 @@ fn work(chip: &Mutex<Chip>, news: &News, l: &Launch, me: usize) {
         }
         let seen = news.count.load(Ordering::Acquire);
         let next = {
-            let mut c = held
-                .take()
-                .unwrap_or_else(|| lock(chip));
+            let mut c = held.take().unwrap_or_else(|| lock(chip));
             if !backs.is_empty() {
                 for b in backs.drain(..) {
                     lists.push(c.absorb(b));
@@ -487,7 +485,7 @@ impl Chip<'_, '_, '_> {
         (p.next, p.paused) = (b.next, b.paused);
         p.refront();
         if b.applied.capacity() > 0 {
-            self.spare.push(b.applied);
+            self.emptied.push(b.applied);
         }
         b.requests
     }
@@ -602,7 +600,7 @@ impl Chip<'_, '_, '_> {
         let p = &mut self.places[i];
         p.home = me;
         let sm = p.sm.take().expect("picked at home");
-        let resolved = std::mem::replace(&mut p.mailbox, self.spare.pop().unwrap_or_default());
+        let resolved = std::mem::replace(&mut p.mailbox, self.emptied.pop().unwrap_or_default());
         p.lands = NEVER;
         Job {
             i,
