@@ -155,6 +155,24 @@ struct Job {
     horizon: u64,
 }
 
+impl Job {
+    /// Its SM's index, the SM with what was resolved for it applied, the
+    /// emptied mailbox, and the horizon.
+    fn open(self, l: &Launch) -> (usize, Box<Sm>, Vec<Resolved>, u64) {
+        let Job {
+            i,
+            mut sm,
+            mut resolved,
+            horizon,
+        } = self;
+        if !resolved.is_empty() {
+            sm.apply(l, &resolved);
+            resolved.clear();
+        }
+        (i, sm, resolved, horizon)
+    }
+}
+
 /// What a worker does next.
 enum Next {
     /// Run an SM, and a spare to run instead of waiting for the lock.
@@ -176,6 +194,30 @@ struct Back {
     requests: Vec<Request>,
     /// The mailbox it was given, applied and emptied.
     applied: Vec<Resolved>,
+}
+
+impl Back {
+    /// SM `i` given back, `resident` its blocks when it was taken, with
+    /// what it ran, its requests and its emptied mailbox.
+    fn new(
+        i: usize,
+        sm: Box<Sm>,
+        resident: usize,
+        ran: Result<Ran, (u64, SimError)>,
+        requests: Vec<Request>,
+        applied: Vec<Resolved>,
+    ) -> Back {
+        Back {
+            i,
+            next: sm.next_turn().0,
+            paused: sm.paused(),
+            sm,
+            resident,
+            ran,
+            requests,
+            applied,
+        }
+    }
 }
 
 /// Runs `sms` (their first blocks placed) to the grid's end (`grid`) on
@@ -388,16 +430,7 @@ impl Side<'_, '_, '_, '_, '_> {
     /// it); while another worker holds it, the SM runs on, or stops for the
     /// spare, rather than wait.
     fn run(&mut self, l: &Launch, job: Job, mut requests: Vec<Request>, spare: bool) -> Back {
-        let Job {
-            i,
-            mut sm,
-            mut resolved,
-            horizon,
-        } = job;
-        if !resolved.is_empty() {
-            sm.apply(l, &resolved);
-            resolved.clear();
-        }
+        let (i, mut sm, applied, horizon) = job.open(l);
         let resident = sm.resident();
         let mut finished = Vec::new();
         let ran = loop {
@@ -430,41 +463,18 @@ impl Side<'_, '_, '_, '_, '_> {
         };
         debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
         sm.take_requests(&mut requests);
-        Back {
-            i,
-            next: sm.next_turn().0,
-            paused: sm.paused(),
-            sm,
-            resident,
-            ran,
-            requests,
-            applied: resolved,
-        }
+        Back::new(i, sm, resident, ran, requests, applied)
     }
 
     /// Gives `job` back not run (what was resolved for it applied).
     fn unrun(l: &Launch, job: Job, requests: Vec<Request>) -> Back {
-        let Job {
-            i,
-            mut sm,
-            mut resolved,
-            ..
-        } = job;
-        sm.apply(l, &resolved);
-        resolved.clear();
-        Back {
-            i,
-            next: sm.next_turn().0,
-            paused: sm.paused(),
-            resident: sm.resident(),
-            sm,
-            ran: Ok(Ran {
-                quiet: NEVER,
-                finished: NEVER,
-            }),
-            requests,
-            applied: resolved,
-        }
+        let (i, sm, applied, _) = job.open(l);
+        let resident = sm.resident();
+        let ran = Ok(Ran {
+            quiet: NEVER,
+            finished: NEVER,
+        });
+        Back::new(i, sm, resident, ran, requests, applied)
     }
 }
 
