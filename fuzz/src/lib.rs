@@ -140,7 +140,12 @@ pub fn decode(data: &[u8]) {
             continue;
         };
         if let Ok(op) = sim_core::lower::lower(&syn, &sim_core::sass::float_fields(&inst, addr)) {
-            let _ = sim_core::timing::pipes::info(&op, 0, 0, || text.clone());
+            let _ = sim_core::timing::pipes::info(
+                &op,
+                0,
+                sim_core::timing::ctrl::Reading::K20M,
+                || text.clone(),
+            );
         }
     }
 }

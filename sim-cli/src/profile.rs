@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use sim_core::launch;
-use sim_core::timing::ctrl::Ctrl;
+use sim_core::timing::ctrl::{Ctrl, Reading};
 use sim_core::timing::events::{NSTALLS, STALLS};
 use sim_core::timing::profile::{PcCounts, Profile};
 use sim_core::timing::Stepping;
@@ -42,12 +42,12 @@ pub struct ProfileArgs {
 }
 
 /// The control byte in words: `0x04 dual`, `0x25 wait 6`.
-fn control(byte: u8, unscheduled: u32) -> String {
+fn control(byte: u8, reading: Reading) -> String {
     let c = Ctrl(byte);
     if c.dual() {
         format!("{byte:#04x} dual")
     } else {
-        format!("{byte:#04x} wait {}", c.gap(unscheduled))
+        format!("{byte:#04x} wait {}", c.gap(reading))
     }
 }
 
@@ -103,7 +103,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         .ok_or_else(|| anyhow!("{}: the run was not timed", args.file.display()))?;
     let checked = out.passed();
     let by_slot = &profile.by_slot;
-    let unscheduled = config.timing.unscheduled_stall;
+    let reading = Reading::of(&config.timing);
     let stall_total = |c: &PcCounts| c.stall.iter().sum::<u64>();
     // The registers of the bank an instruction reads more than once, from
     // the static checker's rule (what the collector cannot hide without
@@ -141,7 +141,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
                 serde_json::json!({
                     "address": s * 8, "text": prog.text(s as u32),
                     "control": prog.ctrl.get(s).copied().unwrap_or(0),
-                    "control_text": control(prog.ctrl.get(s).copied().unwrap_or(0), unscheduled),
+                    "control_text": control(prog.ctrl.get(s).copied().unwrap_or(0), reading),
                     "executions": c.executions, "issues": c.issues, "dual": c.dual,
                     "conflicts": { "two_way": c.conflicts[0], "three_way": c.conflicts[1], "four_way": c.conflicts[2] },
                     "conflict_registers": conflict_regs(s),
@@ -178,7 +178,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             println!(
                 "/*{:04x}*/   {:<11} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
                 s * 8,
-                control(prog.ctrl.get(s).copied().unwrap_or(0), unscheduled),
+                control(prog.ctrl.get(s).copied().unwrap_or(0), reading),
                 c.executions,
                 c.dual,
                 conf,

@@ -21,7 +21,7 @@ use sim_core::timing::{Event, Observer};
 pub const MAGIC: [u8; 8] = *b"KEPLTRC\n";
 
 /// The version of the format this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// What a trace says about its run before the events.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -35,10 +35,12 @@ pub struct Header {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     /// The chip: SMs simulated, warp schedulers per SM, and the stall a zero
-    /// control byte means (to decode control bytes).
+    /// control byte means and a single issue's interval (to decode control
+    /// bytes).
     pub sms: u32,
     pub schedulers: u32,
     pub unscheduled_stall: u32,
+    pub issue_interval: u32,
     /// The cycles recorded: from `window.0` up to (not including)
     /// `window.1`.
     pub window: (u64, u64),
@@ -47,6 +49,16 @@ pub struct Header {
     /// The kernel's SASS, one entry per 8-byte slot (control words included,
     /// as `<control word>`): event `pc`s index it.
     pub listing: Vec<Line>,
+}
+
+impl Header {
+    /// How the trace's run read control bytes.
+    pub fn reading(&self) -> sim_core::timing::ctrl::Reading {
+        sim_core::timing::ctrl::Reading {
+            unscheduled_stall: self.unscheduled_stall,
+            issue_interval: self.issue_interval,
+        }
+    }
 }
 
 /// One slot of the kernel's code.
@@ -81,14 +93,15 @@ impl Trace {
         let Some(rest) = bytes.strip_prefix(&MAGIC) else {
             bail!("not a keplersim trace (it does not start with the trace magic)");
         };
-        let (header, mut rest): (Header, &[u8]) =
-            postcard::take_from_bytes(rest).context("the trace's header does not decode")?;
-        if header.version != VERSION {
+        // The version first: another version's header has another shape.
+        let version = postcard::take_from_bytes::<u32>(rest).map_or(VERSION, |(v, _)| v);
+        if version != VERSION {
             bail!(
-                "a trace of format version {}; this keplersim reads version {VERSION} (record it again)",
-                header.version
+                "a trace of format version {version}; this keplersim reads version {VERSION} (record it again)"
             );
         }
+        let (header, mut rest): (Header, &[u8]) =
+            postcard::take_from_bytes(rest).context("the trace's header does not decode")?;
         let mut events = Vec::new();
         while !rest.is_empty() {
             let (e, r): (Event, &[u8]) = postcard::take_from_bytes(rest).with_context(|| {
@@ -360,6 +373,7 @@ fn header(
         sms: config.chip.sms,
         schedulers: config.timing.schedulers,
         unscheduled_stall: config.timing.unscheduled_stall,
+        issue_interval: config.timing.issue_interval,
         window: (window.start, window.end),
         trace_sms: sms.to_vec(),
         listing,
@@ -446,6 +460,7 @@ pub(crate) mod tests {
             sms: 1,
             schedulers: 2,
             unscheduled_stall: 16,
+            issue_interval: 3,
             window: (0, u64::MAX),
             trace_sms: vec![],
             listing,

@@ -31,15 +31,13 @@ use std::fmt;
 use crate::op::Kind;
 use crate::program::Program;
 use crate::timing::collector::{bank, BANKS};
-use crate::timing::ctrl::Ctrl;
+use crate::timing::ctrl::{Ctrl, Reading};
 use crate::timing::pipes::{self, Info, Latency};
 
-/// Cycles an ALU result takes (the model's `alu_latency`).
-pub const ALU_LATENCY: u64 = 9;
+/// Cycles an ALU result takes (the K20m's `alu_latency`).
+pub const ALU_LATENCY: u64 = 11;
 /// What a `TEXDEPBAR` costs its warp at least.
 const TEXDEPBAR_HOLD: u64 = 8;
-/// The warp wait `0x00` asks for (the model's `unscheduled_stall`).
-const UNSCHEDULED: u32 = 16;
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -161,7 +159,7 @@ pub fn check(prog: &Program) -> Report {
 
 /// Checks one loaded kernel with `opts`.
 pub fn check_with(prog: &Program, opts: Options) -> Report {
-    let infos = pipes::infos(prog, UNSCHEDULED);
+    let infos = pipes::infos(prog, Reading::K20M);
     // The last slot worth walking: past it only NOP padding.
     let last = (0..prog.ops.len())
         .rev()

@@ -127,17 +127,23 @@ timing_params! {
     /// Who wins a pair's shared core group when both schedulers of the pair
     /// want it in the same cycle: 0 the lower-numbered one, always; 1 the one
     /// that lost the last such conflict (the pair's visiting order flips
-    /// only on a conflict, so a pair that has settled into turns keeps them).
-    shared_group_arbitration: u32 = 1, 0, 1;
+    /// only on a conflict, so a pair that has settled into turns keeps them);
+    /// 2 as 1, and a scheduler whose warp would have its pair broken by the
+    /// taken group issues another ready warp first, if it has one.
+    shared_group_arbitration: u32 = 2, 0, 2;
     /// Which pair of schedulers goes first for what all four share (the
     /// SM's load/store unit): 0 pair 0 always, 1 the pairs in turn, a cycle
     /// each (not measured; a fixed order starves pair 1's loads).
     pair_rotation: u32 = 1, 0, 1;
     /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
     unscheduled_stall: u32 = 16, 0, 255;
-    /// Cycles from issue until an FP32/integer result can be read (ptxas spaces
-    /// dependent ALU instructions with 0x28: issue, then 8 more cycles).
-    alu_latency: u32 = 9, 1, 64;
+    /// Cycles from a single issue coded 0x20 to the warp's next issue; a
+    /// byte 0x2n adds n (ptxas spaces dependent ALU instructions with 0x28
+    /// and never less: 3 + 8 = the ALU latency).
+    issue_interval: u32 = 3, 1, 16;
+    /// Cycles from issue until an FP32/integer result can be read (CUDA C
+    /// Programming Guide, compute capability 3.x: about 11).
+    alu_latency: u32 = 11, 1, 64;
     /// Cycles the hardware holds back an instruction that reads an ALU
     /// result sooner than its latency (Mesa's Kepler backend: the hardware
     /// still checks data hazards and delays such an instruction by 32
@@ -145,7 +151,7 @@ timing_params! {
     interlock_cycles: u32 = 32, 1, 1024;
     /// Cycles from a `TEXDEPBAR`'s issue to the warp's next issue, at least
     /// (ptxas puts a `TEXDEPBAR` coded 0xa2 between an FFMA and its dependent
-    /// FFMA, so it must cover the rest of the 9 cycles).
+    /// FFMA, so it must cover the rest of the ALU latency).
     texdepbar_cycles: u32 = 8, 1, 64;
     /// Cycles an SFU (MUFU) warp-instruction occupies its scheduler's SFU
     /// (32 SFUs per SM, 8 per scheduler: 4 cycles per warp).

@@ -8,6 +8,7 @@ use sim_core::exec::next_slot;
 use sim_core::mem::GlobalMem;
 use sim_core::program::Program;
 use sim_core::timing::collector::issue_degree;
+use sim_core::timing::ctrl::Reading;
 use sim_core::timing::pipes::infos;
 
 /// Every kernel of the shipped cubins under `traces/kernels` and the tuned
@@ -39,7 +40,7 @@ fn programs() -> Vec<(String, Program)> {
 fn every_slot_degree_is_the_rule_after_nothing_and_after_its_predecessor() {
     let (mut checked, mut across) = (0, 0);
     for (name, prog) in programs() {
-        let infos = infos(&prog, 1);
+        let infos = infos(&prog, Reading::K20M);
         // The instruction slots: slot 0 of each group of eight is control.
         for p in (0..infos.len()).filter(|p| p % 8 != 0) {
             let q = next_slot(p as u32) as usize;

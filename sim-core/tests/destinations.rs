@@ -9,6 +9,7 @@ use sim_core::lower::lower;
 use sim_core::mem::GlobalMem;
 use sim_core::program::Program;
 use sim_core::sass::{float_fields, Syntax};
+use sim_core::timing::ctrl::Reading;
 use sim_core::timing::pipes::{info, Latency};
 use sim_core::warp::Warp;
 
@@ -58,7 +59,7 @@ fn no_predicate_only_instruction_has_a_register_destination() {
             continue;
         };
         op.guard = (7, false);
-        let i = info(&op, 0, 0, || t.clone());
+        let i = info(&op, 0, Reading::K20M, || t.clone());
         // Every register holds a distinct value, every predicate is true.
         let mut w0 = Warp::new(0, NREGS, u32::MAX);
         for r in 0..NREGS as u8 {

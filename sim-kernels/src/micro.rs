@@ -539,26 +539,27 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         );
         periodic &= t1 <= t0 * 1.01;
     }
-    // 0x20|n suspends the warp n + 1 cycles (the paper's and Mesa's reading
-    // alike): a dependent chain whose stall covers the ALU latency issues an
-    // instruction every n + 1 cycles; one whose stall is shorter reads the
+    // 0x20|n holds the warp `issue_interval` + n cycles (i + n below): a
+    // dependent chain whose stall covers the ALU latency issues an
+    // instruction every i + n cycles; one whose stall is shorter reads the
     // result early, and the hardware's interlock holds it back
     // `interlock_cycles` from where it would have issued.
     let (mut spaced, mut held) = (true, true);
     let t = &config.timing;
     for n in 0..16u32 {
         let lat = value(format!("{:#04x} latency", 0x20 + n));
-        if n + 1 >= t.alu_latency {
-            spaced &= lat == (n + 1) as f64;
+        let gap = t.issue_interval + n;
+        if gap >= t.alu_latency {
+            spaced &= lat == gap as f64;
         } else {
             // (within half a cycle: the chain crosses instruction groups)
-            held &= (lat - (n + 1 + t.interlock_cycles) as f64).abs() <= 0.5;
+            held &= (lat - (gap + t.interlock_cycles) as f64).abs() <= 0.5;
         }
     }
     rows.push(
         Row::new(
             "ctrl",
-            "0x2n with n+1 >= ALU latency: n+1 cycles",
+            "0x2n with i+n >= ALU latency: i+n cycles",
             spaced as u32 as f64,
             "yes/no",
         )
@@ -567,7 +568,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     rows.push(
         Row::new(
             "ctrl",
-            "0x2n with n+1 < ALU latency: n+1+interlock",
+            "0x2n with i+n < ALU latency: i+n+interlock",
             held as u32 as f64,
             "yes/no",
         )
@@ -582,15 +583,16 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         )
         .property(periodic),
     );
-    // Latencies.
-    // Latencies. `alu_latency` (9) was set from ptxas's spacing of dependent
-    // ALU instructions (0x28: issue and 8 more cycles), `lds_latency` from
+    // Latencies. `alu_latency` (11) is the CUDA C Programming Guide's, and
+    // ptxas's spacing of dependent ALU instructions (0x28) covers it with
+    // `issue_interval` (3) + 8 cycles; `lds_latency` is from
     // the measured 28, `l2_latency` (with `ld_outstanding`) from the LD.128
     // stream, and `ldg_cache_latency` is assumed: each row reads back its
     // parameter through a whole kernel (the pointer chase's own instructions
     // add the issue cycle and the TEXDEPBAR's), so each is held to it.
     // The interlock: a dependent chain coded 0x20 reads each result 8
     // cycles early and is held back `interlock_cycles` (Mesa's 32) each time.
+    let t = &config.timing;
     let held = s.latency("FFMA R0, R0, R1, R2", 0x20, "NOP")?;
     rows.push(
         Row::new(
@@ -601,7 +603,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         )
         .within(
             Kind::Fitted,
-            (1 + config.timing.interlock_cycles) as f64,
+            (t.issue_interval + t.interlock_cycles) as f64,
             0.5,
         ),
     );

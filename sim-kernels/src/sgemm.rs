@@ -33,6 +33,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use sim_core::timing::ctrl::{Ctrl, Reading};
+
 /// How global memory is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Load {
@@ -664,6 +666,11 @@ pub fn generate(v: Variant) -> Generated {
             0x20
         };
     }
+    // Single issue needs no group alignment: the NOPs that fill a group's
+    // free slot are part of the dual-issue step alone.
+    if !v.dual {
+        body.retain(|ins| ins.text != "NOP");
+    }
     let loop_instructions = body.len();
     let loop_pairs = pair_first.iter().filter(|&&p| p).count();
 
@@ -988,9 +995,12 @@ pub fn generate(v: Variant) -> Generated {
         .collect();
     #[allow(clippy::needless_range_loop)]
     {
+        // The offsets' IADDs and IMADs back to back (`0x05`: the next issue
+        // the next cycle), so that each IMAD reuses `ib` from the one before,
+        // whatever bank its offset is on.
         for x in 0..t {
             let col = 32 * (x / 2) + x % 2;
-            e(Ins::new(format!(
+            let mut ins = Ins::new(format!(
                 "IADD {}, {}, {}",
                 reg(offs[x]),
                 reg(jb),
@@ -998,10 +1008,12 @@ pub fn generate(v: Variant) -> Generated {
             ))
             .r(&[jb])
             .w(&[offs[x]])
-            .alu());
+            .alu();
+            ins.ctrl = 0x05;
+            e(ins);
         }
         for x in 0..t {
-            e(Ins::new(format!(
+            let mut ins = Ins::new(format!(
                 "IMAD {}, {}, {}, {}",
                 reg(offs[x]),
                 reg(offs[x]),
@@ -1010,7 +1022,9 @@ pub fn generate(v: Variant) -> Generated {
             ))
             .r(&[offs[x], ib])
             .w(&[offs[x]])
-            .alu());
+            .alu();
+            ins.ctrl = 0x05;
+            e(ins);
         }
         for x in 0..t {
             let pr = ptr(x);
@@ -1185,8 +1199,15 @@ fn emit(s: &mut String, list: &[Ins]) {
     }
 }
 
-/// The fixed ALU latency the control codes must cover, in cycles.
-const ALU_LATENCY: u64 = 9;
+/// The fixed ALU latency the control codes must cover, in cycles (the
+/// K20m's, as the checker reads it).
+const ALU_LATENCY: u64 = sim_core::check::ALU_LATENCY;
+
+/// Cycles from the issue of an instruction coded `ctrl` to its warp's next
+/// issue, on the K20m.
+fn gap(ctrl: u8) -> u64 {
+    Ctrl(ctrl).gap(Reading::K20M) as u64
+}
 
 /// Sets stall counts in straight-line single-issue code so that no
 /// instruction reads an ALU result sooner than its latency (and no ALU writes
@@ -1210,12 +1231,13 @@ fn fix_stalls(list: &mut [Ins]) {
                 .unwrap_or(0)
         };
         if need > now && i > 0 {
-            // Stretch the gap before i: the byte of i-1 stalls n cycles more.
+            // Stretch the gap before i: the byte of i-1 waits `extra` cycles
+            // more (a single-issue byte `0x2n` waits `issue_interval` + n).
             let extra = need - now;
-            let cur = (list[i - 1].ctrl & 0xf) as u64;
-            let n = (cur + extra).min(15);
+            let want = gap(list[i - 1].ctrl) + extra;
+            let n = want.saturating_sub(gap(0x20)).min(15);
             list[i - 1].ctrl = 0x20 | n as u8;
-            now = issue[i - 1] + n + 1;
+            now = issue[i - 1] + gap(list[i - 1].ctrl);
             if now < need {
                 // Longer than one byte can stall: NOPs would be needed; the
                 // generator's code never gets here.
@@ -1232,7 +1254,7 @@ fn fix_stalls(list: &mut [Ins]) {
                 ready.remove(&w);
             }
         }
-        now += (list[i].ctrl & 0xf) as u64 + 1;
+        now += gap(list[i].ctrl);
     }
 }
 

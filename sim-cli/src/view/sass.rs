@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget};
-use sim_core::timing::ctrl::Ctrl;
+use sim_core::timing::ctrl::{Ctrl, Reading};
 
 use super::timeline::fit;
 use super::warps::pc_of;
@@ -21,12 +21,12 @@ use super::{stall_name, warp_name, App, KINDS};
 pub struct Sass<'a>(pub &'a App);
 
 /// A control byte in words: `dual`, `wait 6`.
-pub fn control(byte: u8, unscheduled: u32) -> String {
+pub fn control(byte: u8, reading: Reading) -> String {
     let c = Ctrl(byte);
     if c.dual() {
         "dual".into()
     } else {
-        format!("wait {}", c.gap(unscheduled))
+        format!("wait {}", c.gap(reading))
     }
 }
 
@@ -80,7 +80,7 @@ impl Widget for Sass<'_> {
                 "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>5} {:>7} {} {}",
                 fit(&here.join(","), 10),
                 s * 8,
-                control(line.ctrl, h.unscheduled_stall),
+                control(line.ctrl, h.reading()),
                 fit(&line.text, 30),
                 c.issues,
                 c.dual,
@@ -119,18 +119,19 @@ mod tests {
             [
                 "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────┐",
                 "│warps here  addr    control  instruction                    issues  dual  bank  stalled (most)                one bank          │",
-                "│           /*0008*/ wait 2   S2R R0, SR_TID.X                    2     0     0       0                                          │",
+                "│           /*0008*/ wait 4   S2R R0, SR_TID.X                    2     0     0       0                                          │",
                 "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2     1       3 control code   R2, R6 on bank 2          │",
-                "│           /*0018*/ wait 1   FFMA R5, R6, R7, R8                 0     0     0       0                                          │",
-                "│           /*0020*/ wait 1   LD.E R9, [R10]                      2     0     0       0                                          │",
-                "│           /*0028*/ wait 1   BAR.SYNC 0x0                        2     0     0       2 control code                             │",
-                "│0.0,0.1    /*0030*/ wait 1   FADD R1, R1, R9                     2     0     0     487 dependency                               │",
-                "│           /*0038*/ wait 1   EXIT                                2     0     0       2 control code                             │",
+                "│           /*0018*/ wait 3   FFMA R5, R6, R7, R8                 0     0     0       0                                          │",
+                "│           /*0020*/ wait 3   LD.E R9, [R10]                      2     0     0       0                                          │",
+                "│           /*0028*/ wait 3   BAR.SYNC 0x0                        2     0     0       2 control code                             │",
+                "│0.0,0.1    /*0030*/ wait 3   FADD R1, R1, R9                     2     0     0     487 dependency                               │",
+                "│           /*0038*/ wait 3   EXIT                                2     0     0       2 control code                             │",
                 "└────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
             ]
         );
-        assert_eq!(control(0x04, 16), "dual");
-        assert_eq!(control(0x00, 16), "wait 16");
-        assert_eq!(control(0x25, 16), "wait 6");
+        let r = Reading::K20M;
+        assert_eq!(control(0x04, r), "dual");
+        assert_eq!(control(0x00, r), "wait 16");
+        assert_eq!(control(0x25, r), "wait 8");
     }
 }

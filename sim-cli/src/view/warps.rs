@@ -62,7 +62,7 @@ pub fn state(app: &App, w: WarpId) -> (String, Color) {
             .listing
             .get(pc as usize)
             .map_or(0, |l| l.ctrl);
-        let gap = Ctrl(ctrl).gap(app.trace.header.unscheduled_stall) as u64;
+        let gap = Ctrl(ctrl).gap(app.trace.header.reading()) as u64;
         if c < i.cycle + gap {
             return (
                 format!("control code ({} of {gap} left)", i.cycle + gap - c),
@@ -168,8 +168,8 @@ mod tests {
             [
                 "┌ warps (2) ───────────────────────────────────────────────┐",
                 "│  warp  sch  pc      state                                │",
-                "│  0.0     0  0010    control code (1 of 2 left)           │",
-                "│  0.1     1  0010    control code (1 of 2 left)           │",
+                "│  0.0     0  0010    control code (3 of 4 left)           │",
+                "│  0.1     1  0010    control code (3 of 4 left)           │",
                 "└──────────────────────────────────────────────────────────┘",
             ]
         );

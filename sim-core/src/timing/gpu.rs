@@ -229,7 +229,7 @@ pub fn run_controlled<O: Observer>(
         why,
     })?;
     let cbank0 = build_cbank0(prog, dims, params);
-    let infos = infos(prog, config.timing.unscheduled_stall);
+    let infos = infos(prog, super::ctrl::Reading::of(&config.timing));
     let launch = Launch {
         prog,
         infos: &infos,

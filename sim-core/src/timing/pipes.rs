@@ -123,21 +123,22 @@ pub struct Info {
 }
 
 use super::collector::issue_degree;
+use super::ctrl::Reading;
 use crate::exec::next_slot;
 
 fn wide(t: NumType) -> bool {
     t.bits() == 64
 }
 
-/// Works out the [`Info`] of every slot of `prog`, an unscheduled control
-/// byte stalling `unscheduled_stall` cycles.
-pub fn infos(prog: &Program, unscheduled_stall: u32) -> Vec<Info> {
+/// Works out the [`Info`] of every slot of `prog`, its control bytes read
+/// with `reading`.
+pub fn infos(prog: &Program, reading: Reading) -> Vec<Info> {
     let mut infos: Vec<Info> = (0..prog.ops.len())
         .map(|slot| {
             info(
                 &prog.ops[slot],
                 prog.ctrl.get(slot).copied().unwrap_or(0x20),
-                unscheduled_stall,
+                reading,
                 || prog.text(slot as u32),
             )
         })
@@ -167,7 +168,7 @@ pub fn infos(prog: &Program, unscheduled_stall: u32) -> Vec<Info> {
 
 /// The [`Info`] of one instruction; `text` gives its SASS text (read only for
 /// the fences, to find `TEXDEPBAR`'s count).
-pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String) -> Info {
+pub fn info(op: &Op, ctrl: u8, reading: Reading, text: impl Fn() -> String) -> Info {
     use Kind::*;
     let (pipe, lat) = match op.kind {
         Control | Unsupported | Nop => (Pipe::Free, Latency::None),
@@ -304,7 +305,7 @@ pub fn info(op: &Op, ctrl: u8, unscheduled_stall: u32, text: impl Fn() -> String
         ndst,
         texdepbar,
         ctrl,
-        gap: super::ctrl::Ctrl(ctrl).gap(unscheduled_stall),
+        gap: super::ctrl::Ctrl(ctrl).gap(reading),
         global,
         turn: global || op.kind == Exit,
         fp32: matches!(op.kind, FFma { .. } | FMul { .. } | FAdd { .. }),

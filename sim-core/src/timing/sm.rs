@@ -1141,6 +1141,9 @@ impl Sm {
             }
         };
         let mut at = start;
+        // A ready warp whose pair would be broken (the shared core group
+        // already taken this cycle), issued only if no other warp can issue.
+        let mut broken: Option<usize> = None;
         for _ in 0..nw {
             let i = at;
             at = next(i);
@@ -1198,6 +1201,10 @@ impl Sm {
                         });
                         return Ok(None);
                     }
+                    if t.shared_group_arbitration == 2 && self.pair_broken(s, wi, now, l) {
+                        broken.get_or_insert(i);
+                        continue;
+                    }
                     return self.issue(s, i, bi, wi, now, l, global, mem, obs).map(Some);
                 }
                 Err((when, why, unit)) => {
@@ -1205,6 +1212,11 @@ impl Sm {
                     (sl.not_before, sl.why, sl.unit) = (when, why, unit);
                 }
             }
+        }
+        if let Some(i) = broken {
+            let slot = self.scheds[s].slots[i];
+            let (bi, wi) = (slot.block as usize, slot.warp as usize);
+            return self.issue(s, i, bi, wi, now, l, global, mem, obs).map(Some);
         }
         // No warp issued, so each has a cycle before which it cannot (its
         // slot's `not_before`; the earliest wakes the scheduler), and the
@@ -1423,7 +1435,7 @@ impl Sm {
             && w.pc == next_slot(pc)
         {
             if let Some(second) = l.infos.get(w.pc as usize) {
-                if self.pairs(s, wi, first, second, now, t.shared_group_arbitration == 1) {
+                if self.pairs(s, wi, first, second, now, t.shared_group_arbitration >= 1) {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
                         self.group_taken[s / 2 % 2] = now;
                     }
@@ -1514,6 +1526,32 @@ impl Sm {
     /// of schedulers' shared core group was taken by the other one in this
     /// cycle, `alternate` makes this scheduler the first visited (and so the
     /// winner) at the pair's next conflict.
+    /// Whether warp `wi`'s next instruction asks to pair two core-group
+    /// instructions while its scheduler pair's shared core group is already
+    /// taken this cycle (the pair would issue its first instruction alone).
+    /// Counts as a conflict: the pair's visiting order flips.
+    fn pair_broken(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> bool {
+        let t = &l.config.timing;
+        if t.dual_issue != 1 || self.group_taken[s / 2 % 2] != now {
+            return false;
+        }
+        let pc = self.warps[wi].pc;
+        let Some(first) = l.infos.get(pc as usize) else {
+            return false;
+        };
+        if !Ctrl(first.ctrl).dual()
+            || first.pipe != Pipe::Core
+            || (t.dual_issue_aligned == 1 && !pc.is_multiple_of(2))
+            || l.infos
+                .get(next_slot(pc) as usize)
+                .is_none_or(|x| x.pipe != Pipe::Core)
+        {
+            return false;
+        }
+        self.pair_first[s / 2 % 2] = (s & 1) as u8;
+        true
+    }
+
     fn pairs(
         &mut self,
         s: usize,
