@@ -660,7 +660,11 @@ pub fn generate(v: Variant) -> Generated {
             0x20
         } else if pair_first[i] {
             0x04
-        } else if cells[i].0 != usize::MAX {
+        } else if cells[i].0 != usize::MAX || !ins.alu {
+            // The FFMAs, and a group's other instruction unless it is ALU
+            // arithmetic: `0x05` lets the warp issue again the next cycle
+            // (`0x20` holds it three). An integer result keeps `0x20`, so that
+            // what reads it soon after is not held by the interlock.
             0x05
         } else {
             0x20
