@@ -1522,10 +1522,6 @@ impl Sm {
         Ok((now + 1, changed))
     }
 
-    /// Whether `second` may issue with `first` in this cycle. When the pair
-    /// of schedulers' shared core group was taken by the other one in this
-    /// cycle, `alternate` makes this scheduler the first visited (and so the
-    /// winner) at the pair's next conflict.
     /// Whether warp `wi`'s next instruction asks to pair two core-group
     /// instructions while its scheduler pair's shared core group is already
     /// taken this cycle (the pair would issue its first instruction alone).
@@ -1552,6 +1548,10 @@ impl Sm {
         true
     }
 
+    /// Whether `second` may issue with `first` in this cycle. When the pair
+    /// of schedulers' shared core group was taken by the other one in this
+    /// cycle, `alternate` makes this scheduler the first visited (and so the
+    /// winner) at the pair's next conflict.
     fn pairs(
         &mut self,
         s: usize,
