@@ -507,18 +507,9 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // coded 0x26 to 0x2b. The K20m's 186 is one figure for one loop; a
     // pair that loses its turns whenever the loop shifts their phase gives
     // 177 to 179 here (`shared_group_arbitration` 1).
-    let pairs_seven = [
-        &ins[0][..],
-        &ins[1],
-        &ins[2],
-        &ins[3],
-        &ins[4],
-        &ins[5],
-        "NOP",
-    ];
     let mut by_loop = Vec::new();
     for b in 0x26..=0x2bu8 {
-        let (v, _) = s.issue_looped(pairs_seven, order_fields([1, 2, 2, 1]), 6, 1024, b)?;
+        let (v, _) = s.issue_looped(seven, order_fields([1, 2, 2, 1]), 6, 1024, b)?;
         rows.push(Row::new(
             "arbitration",
             format!("1-2-2-1, loop counter coded {b:#04x}"),
