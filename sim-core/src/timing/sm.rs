@@ -1428,12 +1428,7 @@ impl Sm {
         let mut last = first;
         let mut dual = false;
         let w = &self.warps[wi];
-        if t.dual_issue == 1
-            && Ctrl(first.ctrl).dual()
-            && (t.dual_issue_aligned == 0 || pc.is_multiple_of(2))
-            && w.state == WarpState::Running
-            && w.pc == next_slot(pc)
-        {
+        if asks_pair(t, pc, first) && w.state == WarpState::Running && w.pc == next_slot(pc) {
             if let Some(second) = l.infos.get(w.pc as usize) {
                 if self.pairs(s, wi, first, second, now, t.shared_group_arbitration >= 1) {
                     if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
@@ -1527,17 +1522,15 @@ impl Sm {
     /// taken this cycle (the pair would issue its first instruction alone).
     /// Counts as a conflict: the pair's visiting order flips.
     fn pair_broken(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> bool {
-        let t = &l.config.timing;
-        if t.dual_issue != 1 || self.group_taken[s / 2 % 2] != now {
+        if self.group_taken[s / 2 % 2] != now {
             return false;
         }
         let pc = self.warps[wi].pc;
         let Some(first) = l.infos.get(pc as usize) else {
             return false;
         };
-        if !Ctrl(first.ctrl).dual()
+        if !asks_pair(&l.config.timing, pc, first)
             || first.pipe != Pipe::Core
-            || (t.dual_issue_aligned == 1 && !pc.is_multiple_of(2))
             || l.infos
                 .get(next_slot(pc) as usize)
                 .is_none_or(|x| x.pipe != Pipe::Core)
@@ -2143,6 +2136,16 @@ fn scoreboard(tm: &WarpTiming, info: &Info) -> (u64, u64) {
         }
     }
     (at, read)
+}
+
+/// Whether the instruction `first` at slot `pc` asks to pair with the next
+/// one and may by its byte and place (dual issue on, `0x04`, an aligned half
+/// of its group when pairs must be aligned).
+#[inline]
+fn asks_pair(t: &Timing, pc: u32, first: &Info) -> bool {
+    t.dual_issue == 1
+        && Ctrl(first.ctrl).dual()
+        && (t.dual_issue_aligned == 0 || pc.is_multiple_of(2))
 }
 
 /// The places of block slot `bi`'s warps among an SM's, `wpb` a block.
