@@ -35,7 +35,7 @@ use crate::timing::ctrl::{Ctrl, Reading};
 use crate::timing::pipes::{self, Info, Latency};
 
 /// Cycles an ALU result takes (the K20m's `alu_latency`).
-pub const ALU_LATENCY: u64 = 11;
+pub const ALU_LATENCY: u64 = crate::config::Timing::K20M.alu_latency as u64;
 /// What a `TEXDEPBAR` costs its warp at least.
 const TEXDEPBAR_HOLD: u64 = 8;
 

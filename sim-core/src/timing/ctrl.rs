@@ -50,8 +50,8 @@ impl Reading {
 
     /// The K20m's (the shipped `configs/k20m.ron`).
     pub const K20M: Reading = Reading {
-        unscheduled_stall: 16,
-        issue_interval: 3,
+        unscheduled_stall: crate::config::Timing::K20M.unscheduled_stall,
+        issue_interval: crate::config::Timing::K20M.issue_interval,
     };
 }
 
