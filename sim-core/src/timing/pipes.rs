@@ -54,6 +54,9 @@ pub enum Unit {
     Lsu,
     /// The LSU and shared memory behind it.
     LsuShared,
+    /// The texture pipeline, which LDG's read-only path goes through: a port
+    /// of its own, not the LSU's.
+    Tex,
 }
 
 impl Unit {
@@ -63,6 +66,7 @@ impl Unit {
             Pipe::Sfu => Unit::Sfu,
             Pipe::Fp64 => Unit::Fp64,
             Pipe::Lsu if lat == Latency::Shared => Unit::LsuShared,
+            Pipe::Lsu if lat == Latency::Texture => Unit::Tex,
             Pipe::Lsu => Unit::Lsu,
             _ => Unit::None,
         }

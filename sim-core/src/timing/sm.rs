@@ -461,6 +461,8 @@ pub struct Sm {
     /// Schedulers in use (the first of `scheds`).
     nsched: usize,
     lsu: Lsu,
+    /// The cycle the texture pipeline (LDG's path) takes another instruction.
+    tex_free: u64,
     /// The cycle each shared core group was last taken.
     group_taken: [u64; 2],
     /// For each pair of schedulers, which of the two (0 the lower, 1 the
@@ -532,6 +534,7 @@ impl Sm {
             wakes: [NEVER; MAX_SCHEDULERS],
             nsched: (t.schedulers as usize).clamp(1, MAX_SCHEDULERS),
             lsu: Lsu::new(t),
+            tex_free: 0,
             group_taken: [NEVER; 2],
             pair_first: [0; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
@@ -855,7 +858,7 @@ impl Sm {
             let mut at = self.wakes[s];
             if at <= now && sc.units != 0 && !O::ACTIVE {
                 at = sc.others;
-                for unit in [Unit::Sfu, Unit::Fp64, Unit::Lsu, Unit::LsuShared] {
+                for unit in [Unit::Sfu, Unit::Fp64, Unit::Lsu, Unit::LsuShared, Unit::Tex] {
                     if sc.units >> unit as u8 & 1 == 1 {
                         at = at.min(self.unit_free(s, unit));
                     }
@@ -1391,6 +1394,7 @@ impl Sm {
             sc.fp64_free,
             self.lsu.free,
             self.lsu.free.max(self.lsu.shared_free),
+            self.tex_free,
         ];
         const _: () = assert!(
             Unit::None as u8 == 0
@@ -1398,6 +1402,7 @@ impl Sm {
                 && Unit::Fp64 as u8 == 2
                 && Unit::Lsu as u8 == 3
                 && Unit::LsuShared as u8 == 4
+                && Unit::Tex as u8 == 5
         );
         free[unit as usize]
     }
@@ -1765,7 +1770,13 @@ impl Sm {
             _ => {}
         }
         if info.pipe == Pipe::Lsu {
-            self.lsu.free = now + 1;
+            // LDG goes down the texture pipeline, every other access the LSU.
+            let tex_path = info.lat == Latency::Texture;
+            if tex_path {
+                self.tex_free = now + 1;
+            } else {
+                self.lsu.free = now + 1;
+            }
             if let Some((addrs, space, size)) = access {
                 let first = (0..32)
                     .find(|&l| mask >> l & 1 == 1)
@@ -1810,7 +1821,12 @@ impl Sm {
                 } else {
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
-                    self.lsu.free = now + n.max(1) as u64;
+                    // Its port takes one line a cycle.
+                    if tex_path {
+                        self.tex_free = now + n.max(1) as u64;
+                    } else {
+                        self.lsu.free = now + n.max(1) as u64;
+                    }
                     self.stats.global_transactions += n as u64;
                     self.stats.global_instructions += 1;
                     let sectors: u64 = lines[..n].iter().map(|&(_, s)| s as u64).sum();
