@@ -59,15 +59,19 @@ pub fn has_tmux() -> bool {
     Command::new("tmux").arg("-V").output().is_ok()
 }
 
-/// Tmux terminal `term`'s screen once it shows `want`, or after `within`,
-/// as it is then.
+/// Tmux terminal `term`'s screen once it shows `want` and has stopped
+/// changing, or after `within`, as it is then.
 pub fn screen(term: &str, want: &str, within: std::time::Duration) -> String {
     let start = std::time::Instant::now();
+    let mut last = String::new();
     loop {
         let s = tmux(&["capture-pane", "-t", term, "-p"]);
-        if s.contains(want) || start.elapsed() > within {
+        // Shown, and the same as 100 ms before: a capture can land while a
+        // loaded host is still drawing the frame (its title already new).
+        if s.contains(want) && s == last || start.elapsed() > within {
             return s;
         }
+        last = s;
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
