@@ -1048,8 +1048,10 @@ pub fn generate(v: Variant) -> Generated {
             );
         }
     }
-    // C is read once, before this thread writes it: the read-only path may
-    // serve it in the variants that use it.
+    // C is read through L2 with `LD.E.64`, whose result the scoreboard
+    // guards. (LDG has no address offset on sm_35, so reading C on the
+    // read-only path would take an address pair per load.) No LDG is in
+    // flight here: the last chunk's were waited for in the loop.
     let c_load = "LD.E.64";
     let load_col = |x: usize, e: &mut dyn FnMut(Ins)| {
         let pr = ptr(x);
@@ -1067,11 +1069,6 @@ pub fn generate(v: Variant) -> Generated {
         let pr = ptr(x);
         if x + 1 < t {
             load_col(x + 1, &mut e);
-        }
-        if v.load == Load::Ldg128 {
-            let left = if x + 1 < t { half } else { 0 };
-            e(Ins::new(format!("TEXDEPBAR {}", hx(left as i64)))
-                .note(format!("column {x} of C has landed")));
         }
         let mut free = scratch.clone();
         let mut picks = Vec::new();
