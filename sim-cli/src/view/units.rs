@@ -76,9 +76,16 @@ impl Widget for Units<'_> {
             .get(..m.accesses.partition_point(|a| a.cycle <= c))
             .and_then(|v| v.last())
         {
+            // An LDG goes down the texture pipeline, the rest the LSU.
+            let mnemonic = app.mnemonic(a.pc);
+            let unit = if mnemonic.contains("LDG") {
+                "tex"
+            } else {
+                "LSU"
+            };
             lines.push(format!(
-                "last LSU  {} at {} by w{}.{}: {} {}",
-                app.mnemonic(a.pc),
+                "last {unit}  {} at {} by w{}.{}: {} {}",
+                mnemonic,
                 a.cycle,
                 a.warp.0,
                 a.warp.1,
@@ -125,6 +132,18 @@ mod tests {
                 "│                                                                              │",
                 "└──────────────────────────────────────────────────────────────────────────────┘",
             ]
+        );
+    }
+
+    #[test]
+    fn an_ldg_is_the_texture_pipelines_not_the_lsus() {
+        let mut t = crate::trace::tests::sample();
+        t.header.listing[4].text = "LDG.E R9, [R10]".into();
+        let mut a = App::new(t).unwrap();
+        a.jump(5);
+        assert_eq!(
+            lines(Units(&a), 80, 9)[5],
+            "│last tex  LDG.E at 4 by w0.0: 1 lines                                         │"
         );
     }
 }
