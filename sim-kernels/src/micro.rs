@@ -780,6 +780,57 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             "instr/clk/SM",
         ));
     }
+    // LDS.64 beside global loads: one coalesced 32-bit LD.E (a line, four
+    // 32-byte sectors, an L2 hit) before every eight LDS.64, few enough that
+    // the lines outstanding do not hold the loop back. Shared memory loses
+    // what the LD holds the load/store unit for: a cycle at a line a cycle
+    // (`global_lsu_bytes` 128), four at a sector a cycle (32). Tells the two
+    // readings apart on hardware.
+    {
+        let iters = 64u32;
+        let mut body = String::new();
+        for k in 0..4u32 {
+            body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
+            for j in 0..8u32 {
+                let off = j * 0x100;
+                let addr = if off == 0 {
+                    "a".to_string()
+                } else {
+                    format!("a+{off:#x}")
+                };
+                body.push_str(&format!(
+                    "        [0x20] LDS.64 R{}, [{addr}];\n",
+                    60 + (2 * (8 * k + j)) % 32
+                ));
+            }
+        }
+        let src = fill(
+            &s.template("lds_ld.sass")?,
+            &[("BODY", body.trim_end().to_string())],
+        )?;
+        let threads = 512u32;
+        let dims = Dims {
+            grid: [1, 1, 1],
+            block: [threads, 1, 1],
+            dynamic_shared: 0,
+        };
+        let c = s.run(
+            "lds_ld.sass",
+            &src,
+            dims,
+            (threads / 32) as usize,
+            &[("in", vec![0u8; threads as usize * 4])],
+            &[iters],
+        )?;
+        let bytes = threads as f64 * iters as f64 * 32.0 * 8.0;
+        let gbs = bytes / c.span() * config.chip.clock_mhz / 1e3;
+        rows.push(Row::new(
+            "shared",
+            "LDS.64 beside LD.E (1 in 9)",
+            gbs,
+            "GB/s/SM",
+        ));
+    }
     let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
     // `shared_cycles_per_transaction` was set from the LDS.64 figure.
     rows.push(Row::new("shared", "LDS.64 best", l64, "GB/s/SM").against(Kind::Fitted, 137.0, 0.05));

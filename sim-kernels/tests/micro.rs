@@ -44,3 +44,30 @@ fn the_microbenchmarks_stay_in_their_bands() {
     assert!(t.lines().count() < rows.len(), "{t}");
     assert!(!t.contains("OUT OF BAND"), "{t}");
 }
+
+/// `LDS.64 beside LD.E` tells apart the two readings of what a global load
+/// holds the load/store unit for: a 128-byte line a cycle (the K20m
+/// configuration) leaves shared memory most of its bandwidth; a 32-byte
+/// sector a cycle holds the unit four cycles per coalesced `LD.E`.
+#[test]
+fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
+    let beside = |bytes: u32| {
+        let mut config = Config::default();
+        config.timing.global_lsu_bytes = bytes;
+        let rows = suite(&root(), &config, true).unwrap();
+        let row = |name: &str| {
+            rows.iter()
+                .find(|r| r.name == name)
+                .unwrap_or_else(|| panic!("no `{name}` row"))
+                .simulated
+        };
+        (row("LDS.64 beside LD.E (1 in 9)"), row("LDS.64 best"))
+    };
+    let (line, best) = beside(128);
+    let (sector, _) = beside(32);
+    assert!(line > 0.9 * best, "a line a cycle: {line} of {best} GB/s");
+    assert!(
+        sector < 0.8 * line,
+        "a sector a cycle: {sector} against {line} GB/s"
+    );
+}

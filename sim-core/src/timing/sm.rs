@@ -1821,11 +1821,17 @@ impl Sm {
                 } else {
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
-                    // Its port takes one line a cycle.
                     if tex_path {
+                        // The texture pipeline takes a line a cycle.
                         self.tex_free = now + n.max(1) as u64;
                     } else {
-                        self.lsu.free = now + n.max(1) as u64;
+                        // The LSU, `global_lsu_bytes` of each line a cycle.
+                        let per = t.global_lsu_bytes.max(1);
+                        let busy: u64 = lines[..n]
+                            .iter()
+                            .map(|&(_, sectors)| (sectors * 32).div_ceil(per) as u64)
+                            .sum();
+                        self.lsu.free = now + busy.max(1);
                     }
                     self.stats.global_transactions += n as u64;
                     self.stats.global_instructions += 1;
