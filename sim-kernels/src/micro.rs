@@ -140,6 +140,17 @@ fn fill(template: &str, vars: &[(&str, String)]) -> Result<String> {
     Ok(s)
 }
 
+/// One shared-memory load of a template's body: `mnem` into R`dst` from the
+/// lane's address `a` plus `off` bytes.
+fn lds_line(mnem: &str, dst: u32, off: u32) -> String {
+    let addr = if off == 0 {
+        "a".to_string()
+    } else {
+        format!("a+{off:#x}")
+    };
+    format!("        [0x20] {mnem} R{dst}, [{addr}];\n")
+}
+
 /// The suite's templates.
 struct Suite {
     dir: std::path::PathBuf,
@@ -692,14 +703,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             let mut body = String::new();
             let per = w / 4;
             for k in 0..16u32 {
-                let dst = (k * per) % regs;
-                let off = k * 32 * w;
-                let addr = if off == 0 {
-                    "a".to_string()
-                } else {
-                    format!("a+{off:#x}")
-                };
-                body.push_str(&format!("        [0x20] {mnem} R{dst}, [{addr}];\n"));
+                body.push_str(&lds_line(mnem, (k * per) % regs, k * 32 * w));
             }
             let tpl = tpl.replace(
                 ".rep 16\n        [0x20] {LDS} R{DST}, [a+{OFF}];\n.endr\n",
@@ -743,16 +747,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         let iters = 64u32;
         let mut body = String::new();
         for k in 0..16u32 {
-            let off = k * 8;
-            let addr = if off == 0 {
-                "a".to_string()
-            } else {
-                format!("a+{off:#x}")
-            };
-            body.push_str(&format!(
-                "        [0x20] LDS.64 R{}, [{addr}];\n",
-                (2 * k) % 32
-            ));
+            body.push_str(&lds_line("LDS.64", (2 * k) % 32, k * 8));
         }
         let tpl = s.template("lds_bandwidth.sass")?.replace(
             ".rep 16\n        [0x20] {LDS} R{DST}, [a+{OFF}];\n.endr\n",
@@ -792,16 +787,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         for k in 0..4u32 {
             body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
             for j in 0..8u32 {
-                let off = j * 0x100;
-                let addr = if off == 0 {
-                    "a".to_string()
-                } else {
-                    format!("a+{off:#x}")
-                };
-                body.push_str(&format!(
-                    "        [0x20] LDS.64 R{}, [{addr}];\n",
-                    60 + (2 * (8 * k + j)) % 32
-                ));
+                body.push_str(&lds_line("LDS.64", 60 + (2 * (8 * k + j)) % 32, j * 0x100));
             }
         }
         let src = fill(
