@@ -199,10 +199,12 @@ timing_params! {
     shared_replay_cycles: u32 = 1, 0, 16;
     /// Bytes of a global LD/ST/atomic access the load/store unit moves a
     /// cycle: each 128-byte line the access touches holds the LSU for its
-    /// 32-byte sectors' bytes over this, rounded up (128: a line a cycle; 32:
-    /// a 32-byte transaction a cycle, the unit of an L2-only access on cc
-    /// 3.x). Not measured; 128 assumed. LDG takes the texture pipeline.
-    global_lsu_bytes: u32 = 128, 32, 128;
+    /// 32-byte sectors' bytes over this, rounded up (32: a 32-byte
+    /// transaction a cycle, the unit of an L2-only access on cc 3.x; 128: a
+    /// line a cycle). Not measured directly: 32 is the reading under which
+    /// the paper's +LDG128 step (5-12% on the K20m) gains anything. LDG takes
+    /// the texture pipeline.
+    global_lsu_bytes: u32 = 32, 32, 128;
     /// Cycles from issue of S2R until its value can be used (not measured).
     s2r_latency: u32 = 20, 1, 256;
     /// Cycles from issue of a taken branch until the warp's next instruction
