@@ -46,8 +46,9 @@ pub enum BenchCmd {
         json: Option<PathBuf>,
     },
     /// The SGEMM ladder table: every kernel of `traces/sgemm` (baseline, +Reg,
-    /// +LD128, +LDG128, +Dual, and the 8x8 kernel) at each size, fully
-    /// simulated and checked bit for bit; prints the README's table.
+    /// +LD128, +LDG128, +Dual with the paper's bytes, the tuned kernel and its
+    /// 8x8 variant) at each size, fully simulated and checked bit for bit;
+    /// prints the README's table.
     Sgemm {
         /// Sizes m = n = k (multiples of 192).
         #[arg(long, value_delimiter = ',', default_value = "768,1536,3072")]

@@ -80,6 +80,14 @@ pub fn run(
         }
     }
     println!("{line}");
+    let mut line = "| tuned over +Dual (the model's re-tuning) | - |".to_string();
+    for &n in sizes {
+        match ladder::tuned_gain(&rows, n) {
+            Some(g) => line += &format!(" {:+.1}% |", g * 100.0),
+            None => line += " - |",
+        }
+    }
+    println!("{line}");
     if let Some(p) = plot {
         let steps: Vec<&str> = ["baseline"]
             .into_iter()

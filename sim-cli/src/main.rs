@@ -117,7 +117,8 @@ enum Cmd {
 enum GenCmd {
     /// The tuned TN SGEMM or a step of its optimisation ladder (see the README).
     Sgemm {
-        /// The ladder step: baseline, reg, ld128, ldg128 or dual (the tuned kernel).
+        /// The ladder step: baseline, reg, ld128, ldg128, paper (+Dual with the
+        /// paper's control bytes) or dual (the tuned kernel).
         #[arg(long, default_value = "dual")]
         step: String,
         /// The register block per thread: 12 (192 x 192 tile) or 8 (128 x 128).

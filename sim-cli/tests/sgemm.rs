@@ -10,13 +10,14 @@ mod common;
 use common::{cuobjdump, keplersim, root};
 
 /// (step, block, path under traces/sgemm without extension, launch size).
-const KERNELS: [(&str, &str, &str, &str); 6] = [
+const KERNELS: [(&str, &str, &str, &str); 7] = [
     ("dual", "12", "sgemm", "1536"),
     ("dual", "8", "sgemm8x8", "1536"),
     ("baseline", "12", "ladder/baseline", "768"),
     ("reg", "12", "ladder/reg", "768"),
     ("ld128", "12", "ladder/ld128", "768"),
     ("ldg128", "12", "ladder/ldg128", "768"),
+    ("paper", "12", "ladder/paper", "768"),
 ];
 
 fn path(rel: &str) -> String {
@@ -61,7 +62,7 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
     let (ok, _, err) = keplersim(&["gen", "sgemm", "--step", "fast", "-o", &s(&sass)]);
     assert!(!ok);
     assert!(
-        err.contains("--step fast --block 12: the steps are baseline, reg, ld128, ldg128, dual"),
+        err.contains("--step fast --block 12: the steps are baseline, reg, ld128, ldg128, paper, dual"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&tmp);
@@ -189,7 +190,7 @@ fn findings_but_the_stores(rel: &str) -> (String, Vec<String>) {
 
 #[test]
 fn the_tuned_kernels_have_no_conflict_and_no_hazard() {
-    for rel in ["sgemm", "sgemm8x8"] {
+    for rel in ["sgemm", "sgemm8x8", "ladder/paper"] {
         let (out, others) = findings_but_the_stores(&format!("{rel}.cubin"));
         assert!(others.is_empty(), "{rel}:\n{out}");
         assert!(

@@ -78,6 +78,7 @@ pub fn cases(root: &Path) -> Result<Vec<Case>, Error> {
             "sgemm.ladder.ldg128",
             "traces/sgemm/ladder/ldg128.launch.ron",
         ),
+        ("sgemm.ladder.paper", "traces/sgemm/ladder/paper.launch.ron"),
         ("sgemm.tuned", "traces/sgemm/sgemm.launch.ron"),
         ("sgemm.8x8", "traces/sgemm/sgemm8x8.launch.ron"),
     ] {

@@ -27,8 +27,11 @@
 //! accumulators in order in R0.., single issue), `reg` (bank-aware allocation
 //! and an FFMA order whose neighbours share A or B), `ld128` (`LD.E.128`
 //! through L2), `ldg128` (`LDG.E.128` on the read-only path with `TEXDEPBAR`),
-//! `dual` (1-2-2-1 dual-issue control codes: six FFMAs and one other
-//! instruction per 7-instruction group, the loop aligned to a group).
+//! `paper` (the paper's +Dual: 1-2-2-1 dual-issue control codes, six FFMAs
+//! and one other instruction per 7-instruction group, the loop aligned to a
+//! group, and the paper's byte `0x90` on each group's seventh instruction).
+//! `dual`, the tuned kernel, is `paper` re-tuned on the model: the seventh
+//! instruction coded `0x05` (`0x20` after integer arithmetic).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -56,10 +59,14 @@ pub struct Variant {
     pub load: Load,
     /// Dual-issue control codes.
     pub dual: bool,
+    /// With dual issue, the paper's byte `0x90` on each group's seventh
+    /// instruction (else `0x05`, or `0x20` after integer arithmetic).
+    pub paper: bool,
 }
 
-/// The ladder's steps, in order, with their names.
-pub const LADDER: [&str; 5] = ["baseline", "reg", "ld128", "ldg128", "dual"];
+/// The ladder's steps, in order, with their names: the paper's five, then
+/// the tuned kernel (`dual`).
+pub const LADDER: [&str; 6] = ["baseline", "reg", "ld128", "ldg128", "paper", "dual"];
 
 impl Variant {
     /// The ladder step `name` with register block `t`.
@@ -77,6 +84,7 @@ impl Variant {
                 _ => Load::Ldg128,
             },
             dual: step >= 4,
+            paper: step == 4,
         })
     }
 
@@ -660,6 +668,9 @@ pub fn generate(v: Variant) -> Generated {
             0x20
         } else if pair_first[i] {
             0x04
+        } else if v.paper && cells[i].0 == usize::MAX {
+            // The paper's kernel: its other instructions carry 0x90.
+            0x90
         } else if cells[i].0 != usize::MAX || !ins.alu {
             // The FFMAs, and a group's other instruction unless it is ALU
             // arithmetic: `0x05` lets the warp issue again the next cycle

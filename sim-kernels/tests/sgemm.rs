@@ -9,13 +9,14 @@ use sim_kernels::sgemm::{generate, launch_file, Variant, LADDER};
 use sim_kernels::workload::{assemble, root};
 
 /// (step, block, path under traces/sgemm without extension, launch size).
-const COMMITTED: [(&str, usize, &str, usize); 6] = [
+const COMMITTED: [(&str, usize, &str, usize); 7] = [
     ("dual", 12, "sgemm", 1536),
     ("dual", 8, "sgemm8x8", 1536),
     ("baseline", 12, "ladder/baseline", 768),
     ("reg", 12, "ladder/reg", 768),
     ("ld128", 12, "ladder/ld128", 768),
     ("ldg128", 12, "ladder/ldg128", 768),
+    ("paper", 12, "ladder/paper", 768),
 ];
 
 #[test]
@@ -81,13 +82,18 @@ fn the_gains_are_each_step_over_the_one_before() {
         row(2, 384, 500.0, true),
         row(3, 384, 550.0, true),
         row(4, 384, 1100.0, false),
+        row(ladder::TUNED, 384, 1210.0, true),
     ];
     assert_eq!(ladder::step_gain(&rows, 0, 384), Some(0.0));
     assert_eq!(ladder::step_gain(&rows, 1, 384), Some(0.25));
     assert_eq!(ladder::step_gain(&rows, 3, 384), Some(1.0));
     assert_eq!(ladder::step_gain(&rows, 0, 768), None);
     assert_eq!(ladder::ladder_gain(&rows, 384), Some(2.75));
-    assert_eq!(ladder::wrong(&rows), ["+Dual (sgemm.cubin) at 384"]);
+    // The tuned kernel is no step: its gain is over +Dual, reported apart.
+    let tuned = ladder::tuned_gain(&rows, 384).unwrap();
+    assert!((tuned - 0.1).abs() < 1e-12, "{tuned}");
+    assert_eq!(ladder::tuned_gain(&rows, 768), None);
+    assert_eq!(ladder::wrong(&rows), ["+Dual (the paper's bytes) at 384"]);
 }
 
 #[test]
