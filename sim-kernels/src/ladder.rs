@@ -161,9 +161,12 @@ pub fn find(rows: &[Row], ki: usize, size: i64) -> Option<&Row> {
 /// The model's gain of `KERNELS[ki + 1]` over `KERNELS[ki]` at `size` (0.27 =
 /// 27% faster), the figure [`PAPER`]`[ki]` is held to.
 pub fn step_gain(rows: &[Row], ki: usize, size: i64) -> Option<f64> {
-    let a = find(rows, ki, size)?.gflops;
-    let b = find(rows, ki + 1, size)?.gflops;
-    Some(b / a - 1.0)
+    gain(rows, ki, ki + 1, size)
+}
+
+/// The gain of `KERNELS[b]` over `KERNELS[a]` at `size`.
+fn gain(rows: &[Row], a: usize, b: usize, size: i64) -> Option<f64> {
+    Some(find(rows, b, size)?.gflops / find(rows, a, size)?.gflops - 1.0)
 }
 
 /// The model's gain from the baseline to +Dual at `size`, as a factor (the
@@ -177,9 +180,7 @@ pub fn ladder_gain(rows: &[Row], size: i64) -> Option<f64> {
 /// What re-tuning gained at `size`: the tuned kernel over the paper's +Dual
 /// (0.05 = 5% faster).
 pub fn tuned_gain(rows: &[Row], size: i64) -> Option<f64> {
-    let a = find(rows, PAPER.len(), size)?.gflops;
-    let b = find(rows, TUNED, size)?.gflops;
-    Some(b / a - 1.0)
+    gain(rows, PAPER.len(), TUNED, size)
 }
 
 /// The runs whose C differs from the reference, as `KERNEL at SIZE`.

@@ -127,6 +127,16 @@ impl Row {
     }
 }
 
+/// A one-dimensional launch: `blocks` blocks of `threads` threads, no
+/// dynamic shared memory.
+fn line_of(blocks: u32, threads: u32) -> Dims {
+    Dims {
+        grid: [blocks, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared: 0,
+    }
+}
+
 /// Fills `{NAME}` holes of `template` from `vars`.
 fn fill(template: &str, vars: &[(&str, String)]) -> Result<String> {
     let mut s = template.to_string();
@@ -296,11 +306,7 @@ impl Suite {
             vars.push((cnames[k], format!("{:#04x}", ctrl[k])));
         }
         let src = fill(&self.template("issue.sass")?, &vars)?;
-        let dims = Dims {
-            grid: [1, 1, 1],
-            block: [threads, 1, 1],
-            dynamic_shared: 0,
-        };
+        let dims = line_of(1, threads);
         let warps = threads.div_ceil(32) as usize;
         let c = self.run("issue.sass", &src, dims, warps, &[], &[ITERS])?;
         Ok((
@@ -322,11 +328,7 @@ impl Suite {
                 ("USE", use_.to_string()),
             ];
             let src = fill(&self.template("latency.sass")?, &vars)?;
-            let dims = Dims {
-                grid: [1, 1, 1],
-                block: [32, 1, 1],
-                dynamic_shared: 0,
-            };
+            let dims = line_of(1, 32);
             // The chased global word holds its own address.
             let c = self.run(
                 "latency.sass",
@@ -720,11 +722,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
                 ],
             )?;
             let threads = 512u32;
-            let dims = Dims {
-                grid: [1, 1, 1],
-                block: [threads, 1, 1],
-                dynamic_shared: 0,
-            };
+            let dims = line_of(1, threads);
             let c = s.run("lds_bandwidth.sass", &src, dims, 16, &[], &[iters])?;
             let bytes = threads as f64 * iters as f64 * 16.0 * w as f64;
             let gbs = bytes / c.span() * config.chip.clock_mhz / 1e3;
@@ -761,11 +759,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
                 ("USE", "NOP".into()),
             ],
         )?;
-        let dims = Dims {
-            grid: [1, 1, 1],
-            block: [512, 1, 1],
-            dynamic_shared: 0,
-        };
+        let dims = line_of(1, 512);
         let c = s.run("lds_bandwidth.sass", &src, dims, 16, &[], &[iters])?;
         let per_cycle = 16.0 * iters as f64 * 16.0 / c.span();
         rows.push(Row::new(
@@ -795,11 +789,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             &[("BODY", body.trim_end().to_string())],
         )?;
         let threads = 512u32;
-        let dims = Dims {
-            grid: [1, 1, 1],
-            block: [threads, 1, 1],
-            dynamic_shared: 0,
-        };
+        let dims = line_of(1, threads);
         let c = s.run(
             "lds_ld.sass",
             &src,
@@ -850,11 +840,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
                 ("ITERS", iters.to_string()),
             ],
         )?;
-        let dims = Dims {
-            grid: [26, 1, 1],
-            block: [512, 1, 1],
-            dynamic_shared: 0,
-        };
+        let dims = line_of(26, 512);
         let c = s.run(
             "stream.sass",
             &src,
