@@ -62,7 +62,9 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
     let (ok, _, err) = keplersim(&["gen", "sgemm", "--step", "fast", "-o", &s(&sass)]);
     assert!(!ok);
     assert!(
-        err.contains("--step fast --block 12: the steps are baseline, reg, ld128, ldg128, paper, dual"),
+        err.contains(
+            "--step fast --block 12: the steps are baseline, reg, ld128, ldg128, paper, dual"
+        ),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&tmp);
