@@ -480,6 +480,21 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             "ops/clk/SM",
         ));
     }
+    // What a conflict costs under two warps per scheduler: 2-way FFMAs in
+    // turn that share no register with the one before (R0 and R2, then R3
+    // and R9), so no reuse reading can hide them. The model charges a
+    // conflict to the scheduler (the fitted cycles, repaid where it would
+    // otherwise issue): two warps issuing two cycles of three lose almost
+    // nothing. Were a conflict to hold its own warp a cycle for each extra
+    // read, every warp would issue once in four cycles, not three: 25% less.
+    let (a, b) = ("FFMA R5, R2, R1, R0", "FFMA R7, R9, R3, R4");
+    let (v, _) = s.issue_by([a, b, a, b, a, b, a], single, 7, 256)?;
+    rows.push(Row::new(
+        "reuse",
+        "FFMA 2-way, no shared operand, 2 warps/scheduler",
+        v,
+        "ops/clk/SM",
+    ));
     // Shared-core arbitration under barriers: 1-2-2-1 FFMA groups, each
     // seventh instruction a BAR.SYNC, two warps per scheduler. Neither
     // scheduler of a pair may lag the other (their issue counts within 1%),
