@@ -62,3 +62,48 @@ fn a_bad_config_value_names_file_line_and_field() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The other reading of a conflict's cost, a conflicted instruction holding
+/// its own warp (`conflict_holds_warp: 1`): every row stays in its band (the
+/// eight-warp bank rows have warps enough to hide a held one, the latency
+/// chains are conflict-free), and the two-warp row that tells the readings
+/// apart falls by a quarter.
+#[test]
+fn a_conflict_that_holds_its_warp_shows_only_where_two_warps_issue() {
+    let dir = std::env::temp_dir().join(format!("keplersim-holds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let k20m = std::fs::read_to_string(root().join("configs/k20m.ron")).unwrap();
+    assert!(k20m.contains("conflict_holds_warp: 0,"));
+    let config = dir.join("holds.ron");
+    std::fs::write(
+        &config,
+        k20m.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,"),
+    )
+    .unwrap();
+    let json = dir.join("rows.json");
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--check",
+        "--config",
+        &config.display().to_string(),
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert!(ok, "{err}\n{out}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .and_then(|r| r["simulated"].as_f64())
+            .unwrap_or_else(|| panic!("no row {name}"))
+    };
+    let free = row("FFMA R5, R4, R1, R0, 2 warps/scheduler");
+    let conflicted = row("FFMA 2-way, no shared operand, 2 warps/scheduler");
+    // Each warp issues once in four cycles instead of three.
+    let ratio = conflicted / free;
+    assert!((0.72..0.78).contains(&ratio), "{conflicted} against {free}");
+}

@@ -170,6 +170,12 @@ timing_params! {
     conflict_3way: f64 = 0.355, 0.0, 8.0;
     /// The same for a 4-way conflict (not measured: 3-way's plus one).
     conflict_4way: f64 = 1.355, 0.0, 12.0;
+    /// Whether a conflicted instruction also holds its own warp: 0 no (the
+    /// cost is the scheduler's alone), 1 the warp's next issue waits
+    /// degree - 1 more cycles (its operands take a read per cycle). The
+    /// eight-warp bank rows cannot tell the two apart; the row "FFMA 2-way,
+    /// no shared operand, 2 warps/scheduler" would (80.9 against 62.0).
+    conflict_holds_warp: u32 = 0, 0, 1;
     /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
     lsu_per_cycle: u32 = 1, 1, 4;
     /// Cycles from an LDS's issue until its value can be used, conflict-free

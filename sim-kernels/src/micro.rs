@@ -569,7 +569,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // latency (one warp, a dependent chain) for every value.
     for b in 0..=255u8 {
         let thr = s.issue(["FFMA R5, R4, R1, R0"; 7], [b; 7], 7)?;
-        let lat = s.latency("FFMA R0, R0, R1, R2", b, "NOP")?;
+        let lat = s.latency("FFMA R0, R0, R1, R6", b, "NOP")?;
         rows.push(Row::new(
             "ctrl",
             format!("{b:#04x} throughput"),
@@ -664,7 +664,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // The interlock: a dependent chain coded 0x20 reads each result 8
     // cycles early and is held back `interlock_cycles` (Mesa's 32) each time.
     let t = &config.timing;
-    let held = s.latency("FFMA R0, R0, R1, R2", 0x20, "NOP")?;
+    let held = s.latency("FFMA R0, R0, R1, R6", 0x20, "NOP")?;
     rows.push(
         Row::new(
             "latency",
@@ -678,7 +678,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             0.5,
         ),
     );
-    let ffma = s.latency("FFMA R0, R0, R1, R2", 0x28, "NOP")?;
+    let ffma = s.latency("FFMA R0, R0, R1, R6", 0x28, "NOP")?;
     rows.push(Row::new("latency", "FFMA (0x28)", ffma, "cycles").within(
         Kind::Fitted,
         config.timing.alu_latency as f64,

@@ -1476,7 +1476,13 @@ impl Sm {
         sc.prev_reads = last.reads;
         sc.prev_last = if dual { next_slot(pc) } else { pc };
         let tm = &mut self.timing[wi];
-        tm.next_issue = tm.next_issue.max(now + last.gap as u64);
+        // A conflict that holds its warp: a read per cycle of the busiest bank.
+        let held = if t.conflict_holds_warp == 1 && degree >= 2 {
+            degree as u64 - 1
+        } else {
+            0
+        };
+        tm.next_issue = tm.next_issue.max(now + last.gap as u64 + held);
         tm.interlocked = false;
         self.stats.issue_cycles += 1;
         self.stats.dual += dual as u64;
