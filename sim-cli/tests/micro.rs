@@ -5,43 +5,61 @@
 mod common;
 
 use common::{keplersim, root};
+use std::path::Path;
 
-#[test]
-fn the_microbenchmarks_stay_in_their_bands() {
-    let json = std::env::temp_dir().join(format!("keplersim-micro-{}.json", std::process::id()));
-    let config = root().join("configs/k20m.ron").display().to_string();
+/// Runs `bench micro --fast --check` on `config`, which must pass: its
+/// table and rows.
+fn micro(config: &Path, tag: &str) -> (String, Vec<serde_json::Value>) {
+    let json =
+        std::env::temp_dir().join(format!("keplersim-micro-{tag}-{}.json", std::process::id()));
     let (ok, out, err) = keplersim(&[
         "bench",
         "micro",
         "--fast",
         "--check",
         "--config",
-        &config,
+        &config.display().to_string(),
         "--json",
         &json.display().to_string(),
     ]);
-    println!("{out}");
     assert!(ok, "{err}\n{out}");
+    let rows =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let _ = std::fs::remove_file(&json);
+    (out, rows)
+}
+
+/// The simulated figure of the row named `name`.
+fn simulated(rows: &[serde_json::Value], name: &str) -> f64 {
+    rows.iter()
+        .find(|r| r["name"] == name)
+        .and_then(|r| r["simulated"].as_f64())
+        .unwrap_or_else(|| panic!("no row {name}"))
+}
+
+/// The conflict-free and the 2-way (no shared operand) FFMA rows at two
+/// warps per scheduler.
+fn two_warp_rows(rows: &[serde_json::Value]) -> (f64, f64) {
+    (
+        simulated(rows, "FFMA R5, R4, R1, R0, 2 warps/scheduler"),
+        simulated(rows, "FFMA 2-way, no shared operand, 2 warps/scheduler"),
+    )
+}
+
+#[test]
+fn the_microbenchmarks_stay_in_their_bands() {
+    let (out, rows) = micro(&root().join("configs/k20m.ron"), "k20m");
+    println!("{out}");
     assert!(out.starts_with("group    benchmark"), "{out}");
     assert!(out.contains("LDS.64 best"), "{out}");
     assert!(out.contains("0 out of band"), "{out}");
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
-    let _ = std::fs::remove_file(&json);
     // The 256-value control sweep, throughput and latency, and the rest.
     assert!(rows.len() > 512, "{} rows", rows.len());
     assert!(rows.iter().all(|r| r["ok"] == true));
     // The model charges a bank conflict to the scheduler: two warps issuing
     // two cycles of three lose under 3% to 2-way conflicts that no reuse
     // hides (a conflict holding its own warp would lose 25%).
-    let row = |name: &str| {
-        rows.iter()
-            .find(|r| r["name"] == name)
-            .and_then(|r| r["simulated"].as_f64())
-            .unwrap_or_else(|| panic!("no row {name}"))
-    };
-    let free = row("FFMA R5, R4, R1, R0, 2 warps/scheduler");
-    let conflicted = row("FFMA 2-way, no shared operand, 2 warps/scheduler");
+    let (free, conflicted) = two_warp_rows(&rows);
     assert!(
         conflicted < free && conflicted > 0.97 * free,
         "{conflicted} against {free}"
@@ -80,30 +98,12 @@ fn a_conflict_that_holds_its_warp_shows_only_where_two_warps_issue() {
         k20m.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,"),
     )
     .unwrap();
-    let json = dir.join("rows.json");
-    let (ok, out, err) = keplersim(&[
-        "bench",
-        "micro",
-        "--fast",
-        "--check",
-        "--config",
-        &config.display().to_string(),
-        "--json",
-        &json.display().to_string(),
-    ]);
-    assert!(ok, "{err}\n{out}");
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, rows) = micro(&config, "holds");
     let _ = std::fs::remove_dir_all(&dir);
-    let row = |name: &str| {
-        rows.iter()
-            .find(|r| r["name"] == name)
-            .and_then(|r| r["simulated"].as_f64())
-            .unwrap_or_else(|| panic!("no row {name}"))
-    };
-    let free = row("FFMA R5, R4, R1, R0, 2 warps/scheduler");
-    let conflicted = row("FFMA 2-way, no shared operand, 2 warps/scheduler");
     // Each warp issues once in four cycles instead of three.
-    let ratio = conflicted / free;
-    assert!((0.72..0.78).contains(&ratio), "{conflicted} against {free}");
+    let (free, conflicted) = two_warp_rows(&rows);
+    assert!(
+        (0.72..0.78).contains(&(conflicted / free)),
+        "{conflicted} against {free}"
+    );
 }
