@@ -38,6 +38,9 @@ pub enum Kind {
     Property,
     /// The model's prediction, with nothing published to hold it to.
     Prediction,
+    /// A published K20m figure the model does not reproduce: shown with its
+    /// error and held to no band (a known gap, which the docs explain).
+    Missed,
 }
 
 impl Kind {
@@ -48,6 +51,7 @@ impl Kind {
             Kind::Fitted => "fitted",
             Kind::Property => "property",
             Kind::Prediction => "prediction",
+            Kind::Missed => "missed",
         }
     }
 }
@@ -104,6 +108,15 @@ impl Row {
         self.measured = Some(measured);
         self.band = Some(band);
         self.ok = ((self.simulated - measured) / measured).abs() <= band;
+        self
+    }
+
+    /// Against `measured` (in the unit, an absolute error, when
+    /// `absolute`), which the model does not reproduce: no band.
+    fn missed(mut self, measured: f64, absolute: bool) -> Row {
+        self.kind = Kind::Missed;
+        self.measured = Some(measured);
+        self.absolute = absolute;
         self
     }
 
@@ -313,6 +326,38 @@ impl Suite {
             threads as f64 * (GROUPS * ITERS * ops) as f64 / c.span(),
             c.timed,
         ))
+    }
+
+    /// Cycles per iteration one `LDG.E.128` adds to a loop of 1-2-2-1 FFMA
+    /// groups (`ldg_issue.sass`), coded `ctrl`, with `threads` threads: the
+    /// loop with it against the loop with a `NOP` in its place.
+    fn ldg_penalty(&self, ctrl: u8, threads: u32) -> Result<f64> {
+        const GROUPS: u32 = 11;
+        const ITERS: u32 = 64;
+        let mut spans = [0.0; 2];
+        for (i, (x, cx)) in [("NOP", 0x05u8), ("LDG.E.128 R20, [R44]", ctrl)]
+            .into_iter()
+            .enumerate()
+        {
+            let vars = [
+                ("GROUPS", GROUPS.to_string()),
+                ("X", x.to_string()),
+                ("CX", format!("{cx:#04x}")),
+            ];
+            let src = fill(&self.template("ldg_issue.sass")?, &vars)?;
+            let warps = threads.div_ceil(32) as usize;
+            let input = vec![0u8; warps * 512];
+            let c = self.run(
+                "ldg_issue.sass",
+                &src,
+                line_of(1, threads),
+                warps,
+                &[("in", input)],
+                &[ITERS],
+            )?;
+            spans[i] = c.span();
+        }
+        Ok((spans[1] - spans[0]) / ITERS as f64)
     }
 
     /// Cycles per instruction of a dependent chain of one warp: the
@@ -706,6 +751,15 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
             2.0,
         ),
     );
+    // What one LDG.E.128 coded 0x20 costs a dense FFMA loop of one warp:
+    // measured about 10 issue cycles on the K20m. The model's LDG does not
+    // pair and holds its warp three cycles, and nothing else of the loop's
+    // needs the texture pipeline it takes, so the model loses three; the row
+    // shows the gap (timing-model.md, *Not reproduced*).
+    let ldg = s.ldg_penalty(0x20, 32)?;
+    rows.push(
+        Row::new("global", "LDG.E.128 in an FFMA loop, 1 warp", ldg, "cycles").missed(10.0, true),
+    );
     // Shared-memory bandwidth against volume.
     let mut lds_best = [0.0f64; 3];
     for (i, (w, regs)) in [(4u32, 16u32), (8, 32), (16, 64)].into_iter().enumerate() {
@@ -924,6 +978,7 @@ pub fn table(rows: &[Row]) -> String {
             r.kind.word(),
             match (r.kind, r.ok) {
                 (Kind::Prediction, _) => "",
+                (Kind::Missed, _) => "not reproduced",
                 (_, true) => "ok",
                 (_, false) => "OUT OF BAND",
             }

@@ -21,6 +21,7 @@ fn the_microbenchmarks_stay_in_their_bands() {
         Kind::Fitted,
         Kind::Property,
         Kind::Prediction,
+        Kind::Missed,
     ];
     assert_eq!(
         kinds.iter().map(|&k| count(&rows, k)).sum::<usize>(),
@@ -37,6 +38,7 @@ fn the_microbenchmarks_stay_in_their_bands() {
         "LD.128 stream",
         "latency  LDS",
         "periodic above 0x20",
+        "LDG.E.128 in an FFMA loop",
     ] {
         assert!(t.contains(row), "no `{row}` row:\n{t}");
     }
@@ -46,9 +48,9 @@ fn the_microbenchmarks_stay_in_their_bands() {
 }
 
 /// `LDS.64 beside LD.E` tells apart the two readings of what a global load
-/// holds the load/store unit for: a 128-byte line a cycle (the K20m
-/// configuration) leaves shared memory most of its bandwidth; a 32-byte
-/// sector a cycle holds the unit four cycles per coalesced `LD.E`.
+/// holds the load/store unit for: a 128-byte line a cycle leaves shared
+/// memory most of its bandwidth; a 32-byte sector a cycle (the K20m
+/// configuration) holds the unit four cycles per coalesced `LD.E`.
 #[test]
 fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
     let beside = |bytes: u32| {
