@@ -156,13 +156,12 @@ fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) ->
     print!("{}", micro::table(&rows));
     let out = micro::out_of_band(&rows);
     println!(
-        "{} rows: {} checked against an independent K20m figure, {} fitted (a parameter was set from the figure), {} properties, {} predictions (not checked), {} missed (a K20m figure the model does not reproduce); {out} out of band ({:.1} s)",
+        "{} rows: {} checked against an independent K20m figure, {} fitted (a parameter was set from the figure), {} properties, {} predictions (not checked); {out} out of band ({:.1} s)",
         rows.len(),
         micro::count(&rows, Kind::Checked),
         micro::count(&rows, Kind::Fitted),
         micro::count(&rows, Kind::Property),
         micro::count(&rows, Kind::Prediction),
-        micro::count(&rows, Kind::Missed),
         t0.elapsed().as_secs_f64()
     );
     if let Some(p) = json {

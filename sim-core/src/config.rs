@@ -241,6 +241,11 @@ timing_params! {
     /// DRAM bandwidth, bytes per core cycle, the whole chip (data sheet: 208
     /// GB/s at 705 MHz = 295).
     dram_bytes_per_cycle: f64 = 295.0, 1.0, 10000.0;
+    /// Cycles an `LDG.E.128` (512 bytes a warp) holds its scheduler's
+    /// dispatch, its own issue cycle included; a narrower LDG in proportion
+    /// to its bytes (fitted: the paper's about 10 issue cycles one LDG.128
+    /// costs a dense FFMA loop).
+    ldg_issue_cycles: u32 = 10, 0, 64;
     /// Cycles from an LDG's issue to its data for an L2 hit, through the
     /// read-only cache (~120 as the tuned kernel's scheduling uses it).
     ldg_latency: u32 = 120, 1, 4096;

@@ -21,7 +21,6 @@ fn the_microbenchmarks_stay_in_their_bands() {
         Kind::Fitted,
         Kind::Property,
         Kind::Prediction,
-        Kind::Missed,
     ];
     assert_eq!(
         kinds.iter().map(|&k| count(&rows, k)).sum::<usize>(),

@@ -325,6 +325,9 @@ struct Scheduler {
     last: usize,
     /// Issue cycles owed to register bank conflicts.
     debt: f64,
+    /// The first cycle it may dispatch again after handing an `LDG` to the
+    /// texture pipeline (`ldg_issue_cycles`).
+    ldg_until: u64,
     sfu_free: u64,
     fp64_free: u64,
     /// The operand collector: the last instruction's warp, cycle and reads.
@@ -362,6 +365,7 @@ impl Scheduler {
             nslots: 0,
             last: 0,
             debt: 0.0,
+            ldg_until: 0,
             sfu_free: 0,
             fp64_free: 0,
             prev_warp: (0, 0),
@@ -1104,6 +1108,21 @@ impl Sm {
         if nw == 0 {
             return Ok(Some((NEVER, false)));
         }
+        if now < self.scheds[s].ldg_until {
+            self.stats.stall[Stall::PipeBusy as usize] += 1;
+            self.stats.sched_stall[s][Stall::PipeBusy as usize] += 1;
+            if O::ACTIVE {
+                obs.event(Event::Stall {
+                    cycle: now,
+                    sm: self.id,
+                    sched: s as u8,
+                    why: Stall::PipeBusy,
+                    pc: self.scheds[s].last_pc,
+                    cycles: 1,
+                });
+            }
+            return Ok(Some((now + 1, false)));
+        }
         if self.scheds[s].debt >= 1.0 {
             self.scheds[s].debt -= 1.0;
             self.stats.stall[Stall::BankConflict as usize] += 1;
@@ -1828,8 +1847,14 @@ impl Sm {
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
                     if tex_path {
-                        // The texture pipeline takes a line a cycle.
+                        // The texture pipeline takes a line a cycle, and the
+                        // scheduler dispatches nothing while it takes the
+                        // lanes: `ldg_issue_cycles` for an LDG.E.128's 512
+                        // bytes, a narrower one in proportion.
                         self.tex_free = now + n.max(1) as u64;
+                        let bytes = mask.count_ones() as u64 * size as u64;
+                        let hold = (t.ldg_issue_cycles as u64 * bytes).div_ceil(512);
+                        self.scheds[s].ldg_until = now + hold.max(1);
                     } else {
                         // The LSU, `global_lsu_bytes` of each line a cycle.
                         let per = t.global_lsu_bytes.max(1);
