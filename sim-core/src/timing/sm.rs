@@ -1108,31 +1108,24 @@ impl Sm {
         if nw == 0 {
             return Ok(Some((NEVER, false)));
         }
-        if now < self.scheds[s].ldg_until {
-            self.stats.stall[Stall::PipeBusy as usize] += 1;
-            self.stats.sched_stall[s][Stall::PipeBusy as usize] += 1;
-            if O::ACTIVE {
-                obs.event(Event::Stall {
-                    cycle: now,
-                    sm: self.id,
-                    sched: s as u8,
-                    why: Stall::PipeBusy,
-                    pc: self.scheds[s].last_pc,
-                    cycles: 1,
-                });
-            }
-            return Ok(Some((now + 1, false)));
-        }
-        if self.scheds[s].debt >= 1.0 {
+        // A cycle the scheduler owes: an LDG's hold, or bank conflict debt.
+        let owed = if now < self.scheds[s].ldg_until {
+            Some(Stall::PipeBusy)
+        } else if self.scheds[s].debt >= 1.0 {
             self.scheds[s].debt -= 1.0;
-            self.stats.stall[Stall::BankConflict as usize] += 1;
-            self.stats.sched_stall[s][Stall::BankConflict as usize] += 1;
+            Some(Stall::BankConflict)
+        } else {
+            None
+        };
+        if let Some(why) = owed {
+            self.stats.stall[why as usize] += 1;
+            self.stats.sched_stall[s][why as usize] += 1;
             if O::ACTIVE {
                 obs.event(Event::Stall {
                     cycle: now,
                     sm: self.id,
                     sched: s as u8,
-                    why: Stall::BankConflict,
+                    why,
                     pc: self.scheds[s].last_pc,
                     cycles: 1,
                 });
