@@ -6,6 +6,8 @@
 pub struct Tags {
     tags: Vec<u64>,
     used: Vec<u64>,
+    /// The cycle each way's line is filled ([`Tags::lookup_filled`]).
+    filled: Vec<u64>,
     sets: usize,
     ways: usize,
     stamp: u64,
@@ -19,6 +21,7 @@ impl Tags {
         Tags {
             tags: vec![u64::MAX; sets * ways],
             used: vec![0; sets * ways],
+            filled: vec![0; sets * ways],
             sets,
             ways,
             stamp: 0,
@@ -35,6 +38,30 @@ impl Tags {
             return self.lookup_in::<4>(base, tag);
         }
         self.lookup_any(base, tag)
+    }
+
+    /// [`Tags::lookup`] for a cache whose lines take time to arrive: the
+    /// cycle line `tag` is (or will be) filled when it is held; `None` when
+    /// not, and it is brought in to be filled at `fill`. The same hits and
+    /// victims as `lookup`.
+    pub fn lookup_filled(&mut self, tag: u64, fill: u64) -> Option<u64> {
+        let base = set_of(tag, self.sets) * self.ways;
+        self.stamp += 1;
+        let ways = base..base + self.ways;
+        if let Some(w) = self.tags[ways.clone()].iter().position(|&t| t == tag) {
+            self.used[base + w] = self.stamp;
+            return Some(self.filled[base + w]);
+        }
+        let victim = base
+            + self.used[ways]
+                .iter()
+                .enumerate()
+                .min_by_key(|&(_, &u)| u)
+                .map_or(0, |(w, _)| w);
+        self.tags[victim] = tag;
+        self.used[victim] = self.stamp;
+        self.filled[victim] = fill;
+        None
     }
 
     /// [`Tags::lookup`] in the set from `base`, of any number of ways (out
@@ -120,6 +147,18 @@ mod tests {
         assert!(!c.lookup(3)); // evicts 2
         assert!(c.lookup(1));
         assert!(!c.lookup(2));
+    }
+
+    #[test]
+    fn a_line_keeps_the_cycle_it_is_filled() {
+        let mut c = Tags::new(2, 2); // one set of two
+        assert_eq!(c.lookup_filled(1, 100), None);
+        assert_eq!(c.lookup_filled(1, 5), Some(100)); // its first fill stands
+        assert_eq!(c.lookup_filled(2, 50), None);
+        assert_eq!(c.lookup_filled(1, 0), Some(100)); // 2 is now the older
+        assert_eq!(c.lookup_filled(3, 70), None); // evicts 2
+        assert_eq!(c.lookup_filled(2, 80), None);
+        assert_eq!(c.lookup_filled(2, 0), Some(80));
     }
 
     #[test]

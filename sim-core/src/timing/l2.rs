@@ -141,6 +141,10 @@ pub struct Memory {
     tags: Vec<u64>,
     /// Last use of each way (for LRU).
     used: Vec<u64>,
+    /// The cycle each way's line is filled: a read that finds a line whose
+    /// miss is still on its way from DRAM waits for it (its data cannot come
+    /// back before the line does), as a merged miss.
+    filled: Vec<u64>,
     stamp: u64,
     /// The L2's and DRAM's bandwidth.
     l2_bw: Calendar,
@@ -162,6 +166,7 @@ impl Memory {
             line_shift: t.l2_line.trailing_zeros(),
             tags: vec![0; sets * ways],
             used: vec![0; sets * ways],
+            filled: vec![0; sets * ways],
             stamp: 0,
             l2_bw: Calendar::new(t.l2_bytes_per_cycle as f64),
             dram_bw: Calendar::new(t.dram_bytes_per_cycle),
@@ -181,8 +186,10 @@ impl Memory {
         }
     }
 
-    /// Looks `line` (a byte address / 128) up, filling it on a miss.
-    fn lookup(&mut self, line: u64) -> bool {
+    /// Looks `line` (a byte address / 128) up: `Ok` with the cycle it is
+    /// filled when held, or `Err` with the way it now takes (its fill cycle
+    /// for the caller to set) when not.
+    fn lookup(&mut self, line: u64) -> Result<u64, usize> {
         let addr = line << 7 >> self.line_shift;
         let set = super::cache::set_of(addr, self.sets);
         let base = set * self.ways;
@@ -190,14 +197,14 @@ impl Memory {
         let ways = &mut self.tags[base..base + self.ways];
         if let Some(w) = ways.iter().position(|&t| t == addr + 1) {
             self.used[base + w] = self.stamp;
-            return true;
+            return Ok(self.filled[base + w]);
         }
         let victim = (0..self.ways)
             .min_by_key(|&w| self.used[base + w])
             .unwrap_or(0);
         self.tags[base + victim] = addr + 1;
         self.used[base + victim] = self.stamp;
-        false
+        Err(base + victim)
     }
 
     /// Times a read of `sectors` 32-byte sectors of 128-byte line `line`,
@@ -219,16 +226,21 @@ impl Memory {
             Path::L2 => self.l2_latency,
             Path::ReadOnly => self.ldg_latency,
         };
-        let done = if self.lookup(line) {
-            self.stats.l2_hits += 1;
-            self.stats.l2_read_hits += 1;
-            start + base
-        } else {
-            self.stats.l2_misses += 1;
-            self.stats.l2_read_misses += 1;
-            self.stats.dram_sectors += sectors as u64;
-            self.stats.dram_read_sectors += sectors as u64;
-            self.dram_bw.reserve(now, start, bytes) + base + self.dram_latency
+        let done = match self.lookup(line) {
+            Ok(filled) => {
+                self.stats.l2_hits += 1;
+                self.stats.l2_read_hits += 1;
+                start.max(filled) + base
+            }
+            Err(way) => {
+                self.stats.l2_misses += 1;
+                self.stats.l2_read_misses += 1;
+                self.stats.dram_sectors += sectors as u64;
+                self.stats.dram_read_sectors += sectors as u64;
+                let filled = self.dram_bw.reserve(now, start, bytes) + self.dram_latency;
+                self.filled[way] = filled;
+                filled + base
+            }
         };
         slots.take(done);
         done
@@ -241,13 +253,16 @@ impl Memory {
         let start = self.l2_bw.reserve(now, now, bytes);
         self.stats.l2_sectors += sectors as u64;
         self.stats.l2_write_sectors += sectors as u64;
-        if !self.lookup(line) {
-            self.stats.l2_misses += 1;
-            self.stats.dram_sectors += sectors as u64;
-            self.stats.dram_write_sectors += sectors as u64;
-            self.dram_bw.reserve(now, start, bytes);
-        } else {
-            self.stats.l2_hits += 1;
+        match self.lookup(line) {
+            Ok(_) => self.stats.l2_hits += 1,
+            Err(way) => {
+                self.stats.l2_misses += 1;
+                self.stats.dram_sectors += sectors as u64;
+                self.stats.dram_write_sectors += sectors as u64;
+                self.dram_bw.reserve(now, start, bytes);
+                // Write-back: the written bytes are in L2 from the write on.
+                self.filled[way] = start;
+            }
         }
     }
 }
@@ -270,6 +285,32 @@ mod tests {
         assert!(miss >= t.l2_latency as u64 + t.dram_latency as u64);
         assert_eq!(hit - miss, t.l2_latency as u64);
         assert_eq!((m.stats.l2_hits, m.stats.l2_misses), (1, 1));
+    }
+
+    #[test]
+    fn a_read_of_a_line_still_on_its_way_waits_for_it() {
+        let t = Timing::K20M;
+        let mut m = Memory::new(&t);
+        let mut s = Slots::new(1000);
+        let miss = m.read(0, 7, 4, Path::L2, &mut s);
+        // A cycle later the line is L2's, but its data are still coming
+        // from DRAM: the second read's come back with the first's.
+        let merged = m.read(1, 7, 4, Path::L2, &mut s);
+        assert_eq!(merged, miss);
+        assert!(merged > 1 + t.l2_latency as u64);
+        // The read-only path's answer is faster, from the same fill.
+        let ro = m.read(2, 7, 4, Path::ReadOnly, &mut s);
+        assert_eq!(ro, miss - t.l2_latency as u64 + t.ldg_latency as u64);
+        // Once it is filled, a read is an ordinary hit.
+        let late = m.read(miss, 7, 4, Path::L2, &mut s);
+        assert_eq!(late, miss + t.l2_latency as u64);
+        assert_eq!((m.stats.l2_hits, m.stats.l2_misses), (3, 1));
+        // A written line is L2's at once.
+        m.write(5000, 9, 4);
+        assert_eq!(
+            m.read(5001, 9, 4, Path::L2, &mut s),
+            5001 + t.l2_latency as u64
+        );
     }
 
     #[test]

@@ -1887,9 +1887,16 @@ impl Sm {
                     let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
                     let mut misses = Lines::default();
                     for &(line, sectors) in &lines[..n] {
-                        if path == Path::ReadOnly && self.rocache.lookup(line) {
+                        // A line the read-only cache holds, or has asked L2
+                        // for: its data come no sooner than the fastest L2
+                        // answer to the request that brought it (a bound
+                        // known at issue, so the same at any thread count).
+                        let held = (path == Path::ReadOnly)
+                            .then(|| self.rocache.lookup_filled(line, now + self.ldg_l2))
+                            .flatten();
+                        if let Some(filled) = held {
                             self.stats.ldg_cache_hits += 1;
-                            ready = ready.max(now + t.ldg_cache_latency as u64);
+                            ready = ready.max((now + t.ldg_cache_latency as u64).max(filled));
                         } else if defer {
                             misses.push((line, sectors));
                         } else if store {
