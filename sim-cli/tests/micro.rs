@@ -107,3 +107,36 @@ fn a_conflict_that_holds_its_warp_shows_only_where_two_warps_issue() {
         "{conflicted} against {free}"
     );
 }
+
+/// The operand collector keeping the last operands of the last two warps
+/// that issued (`reuse_warps: 2`), a conflict holding its warp: the
+/// eight-warp bank rows keep their conflicts (round robin over eight warps
+/// leaves nothing of a warp's last issue to reuse) and every row stays in
+/// its band; at two warps a scheduler a warp's repeated FFMA reuses what it
+/// read last time though the other warp issued in between, and the row whose
+/// operands no reuse hides still loses a quarter.
+#[test]
+fn two_warps_operands_kept_hide_conflicts_only_at_two_warps_a_scheduler() {
+    let dir = std::env::temp_dir().join(format!("keplersim-kept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let k20m = std::fs::read_to_string(root().join("configs/k20m.ron")).unwrap();
+    assert!(k20m.contains("conflict_holds_warp: 0,") && k20m.contains("reuse_warps: 0,"));
+    let config = dir.join("kept.ron");
+    std::fs::write(
+        &config,
+        k20m.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,")
+            .replace("reuse_warps: 0,", "reuse_warps: 2,"),
+    )
+    .unwrap();
+    let (_, rows) = micro(&config, "kept");
+    let _ = std::fs::remove_dir_all(&dir);
+    let eight = simulated(&rows, "FFMA R5, R2, R1, R0") / simulated(&rows, "FFMA R5, R4, R1, R0");
+    assert!((0.90..0.96).contains(&eight), "eight warps: {eight}");
+    let (free, conflicted) = two_warp_rows(&rows);
+    let reused = simulated(&rows, "FFMA R5, R2, R1, R0, 2 warps/scheduler");
+    assert!(reused > 0.98 * free, "{reused} against {free}");
+    assert!(
+        (0.72..0.82).contains(&(conflicted / free)),
+        "{conflicted} against {free}"
+    );
+}

@@ -176,6 +176,14 @@ timing_params! {
     /// eight-warp bank rows cannot tell the two apart; the row "FFMA 2-way,
     /// no shared operand, 2 warps/scheduler" would (80.9 against 62.0).
     conflict_holds_warp: u32 = 0, 0, 1;
+    /// Whose operands the operand collector keeps for reuse: 0 only those of
+    /// the instruction issued the cycle before, for the same warp's next one;
+    /// N (1 to 8) the last instruction of each of the last N warps that
+    /// issued, for that warp's next instruction whenever it comes. The
+    /// eight-warp bank rows need N below 8 (their conflicts were measured);
+    /// the rows "FFMA R5, R2, R1, R0, 2 warps/scheduler" tell 0 and 1 from 2
+    /// and more.
+    reuse_warps: u32 = 0, 0, 8;
     /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
     lsu_per_cycle: u32 = 1, 1, 4;
     /// Cycles from an LDS's issue until its value can be used, conflict-free

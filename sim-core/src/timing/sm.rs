@@ -312,6 +312,21 @@ pub struct BlockSlot {
 /// warps. (Occupancy never places more.)
 const MAX_WARPS: usize = 128;
 
+/// The most warps' operands a scheduler's collector keeps for reuse (the
+/// bound of `timing.reuse_warps`).
+const MAX_KEPT: usize = 8;
+
+/// One warp's last issue, as the operand collector keeps it for reuse.
+#[derive(Clone, Copy)]
+struct Kept {
+    /// (block slot, warp index).
+    warp: (u8, u8),
+    /// The slot of the instruction (the second of a pair).
+    last: u32,
+    /// The registers it read, padded with RZ (never read).
+    reads: [u8; 8],
+}
+
 /// The most warp schedulers an SM has (the configuration's limit).
 const MAX_SCHEDULERS: usize = 4;
 
@@ -330,12 +345,14 @@ struct Scheduler {
     ldg_until: u64,
     sfu_free: u64,
     fp64_free: u64,
-    /// The operand collector: the last instruction's warp, cycle and reads.
-    prev_warp: (u8, u8),
+    /// The operand collector: what it keeps for reuse, the last issue of
+    /// each of the last warps that issued, the latest first
+    /// (`timing.reuse_warps`; under 0 only the first counts, and only the
+    /// cycle after), and how many it holds.
+    kept: [Kept; MAX_KEPT],
+    nkept: usize,
+    /// The cycle it issued last.
     prev_cycle: u64,
-    prev_reads: [u8; 8],
-    /// The slot of that last instruction (the second of a pair).
-    prev_last: u32,
     /// Why it issued nothing in its last cycle (charged again for the cycles
     /// the SM skips), and the slot of the instruction that gave the reason
     /// (`u32::MAX`: none).
@@ -368,10 +385,13 @@ impl Scheduler {
             ldg_until: 0,
             sfu_free: 0,
             fp64_free: 0,
-            prev_warp: (0, 0),
+            kept: [Kept {
+                warp: (0, 0),
+                last: u32::MAX,
+                reads: [0; 8],
+            }; MAX_KEPT],
+            nkept: 0,
             prev_cycle: 0,
-            prev_reads: [0; 8],
-            prev_last: u32::MAX,
             reason: None,
             reason_pc: u32::MAX,
             last_pc: u32::MAX,
@@ -1458,18 +1478,24 @@ impl Sm {
             }
         }
         // The operand collector: the busiest bank's reads, not counting what
-        // this warp's instruction just before read.
+        // this warp's last instruction read if the collector still keeps it.
         let sc = &mut self.scheds[s];
-        let reuse = sc.prev_warp == (bi as u8, wi as u8) && sc.prev_cycle + 1 == now;
+        let me = (bi as u8, wi as u8);
+        let keep = t.reuse_warps as usize;
+        let found = if keep == 0 {
+            (sc.nkept > 0 && sc.kept[0].warp == me && sc.prev_cycle + 1 == now).then_some(0)
+        } else {
+            sc.kept[..sc.nkept].iter().position(|k| k.warp == me)
+        };
         // The rule of `collector::conflict_degree`, which the property tests
         // check against the published bank table and the reuse rule.
-        let degree = if !reuse {
-            first.degree[0][dual as usize] as u32
-        } else if sc.prev_last != u32::MAX && next_slot(sc.prev_last) == pc {
-            first.degree[1][dual as usize] as u32
-        } else {
-            let second = dual.then(|| last.reads());
-            issue_degree(first.reads(), first.may_conflict, second, &sc.prev_reads)
+        let degree = match found {
+            None => first.degree[0][dual as usize] as u32,
+            Some(i) if next_slot(sc.kept[i].last) == pc => first.degree[1][dual as usize] as u32,
+            Some(i) => {
+                let second = dual.then(|| last.reads());
+                issue_degree(first.reads(), first.may_conflict, second, &sc.kept[i].reads)
+            }
         };
         let cost = match degree {
             0 | 1 => 0.0,
@@ -1481,12 +1507,24 @@ impl Sm {
         if degree >= 2 {
             self.stats.conflicts[(degree.min(4) - 2) as usize] += 1;
         }
-        sc.prev_warp = (bi as u8, wi as u8);
         sc.prev_cycle = now;
         sc.last_pc = pc;
-        // `Info::reads` is padded with RZ, which is never read.
-        sc.prev_reads = last.reads;
-        sc.prev_last = if dual { next_slot(pc) } else { pc };
+        // This issue goes first; the warp's older entry, or the oldest when
+        // the collector is full, goes.
+        let upto = match found {
+            Some(i) => i,
+            None => {
+                sc.nkept = (sc.nkept + 1).min(keep.max(1));
+                sc.nkept - 1
+            }
+        };
+        sc.kept.copy_within(..upto, 1);
+        sc.kept[0] = Kept {
+            warp: me,
+            last: if dual { next_slot(pc) } else { pc },
+            // `Info::reads` is padded with RZ, which is never read.
+            reads: last.reads,
+        };
         let tm = &mut self.timing[wi];
         // A conflict that holds its warp: a read per cycle of the busiest bank.
         let held = if t.conflict_holds_warp == 1 && degree >= 2 {
