@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{keplersim, root};
+use common::{keplersim, root, K20mCopy};
 use std::path::Path;
 
 /// Runs `bench micro --fast --check` on `config`, which must pass: its
@@ -88,18 +88,11 @@ fn a_bad_config_value_names_file_line_and_field() {
 /// apart falls by a quarter.
 #[test]
 fn a_conflict_that_holds_its_warp_shows_only_where_two_warps_issue() {
-    let dir = std::env::temp_dir().join(format!("keplersim-holds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let k20m = std::fs::read_to_string(root().join("configs/k20m.ron")).unwrap();
-    assert!(k20m.contains("conflict_holds_warp: 0,"));
-    let config = dir.join("holds.ron");
-    std::fs::write(
-        &config,
-        k20m.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,"),
-    )
-    .unwrap();
-    let (_, rows) = micro(&config, "holds");
-    let _ = std::fs::remove_dir_all(&dir);
+    let config = K20mCopy::new(
+        "holds",
+        &[("conflict_holds_warp: 0,", "conflict_holds_warp: 1,")],
+    );
+    let (_, rows) = micro(&config.path, "holds");
     // Each warp issues once in four cycles instead of three.
     let (free, conflicted) = two_warp_rows(&rows);
     assert!(
@@ -117,19 +110,14 @@ fn a_conflict_that_holds_its_warp_shows_only_where_two_warps_issue() {
 /// operands no reuse hides still loses a quarter.
 #[test]
 fn two_warps_operands_kept_hide_conflicts_only_at_two_warps_a_scheduler() {
-    let dir = std::env::temp_dir().join(format!("keplersim-kept-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let k20m = std::fs::read_to_string(root().join("configs/k20m.ron")).unwrap();
-    assert!(k20m.contains("conflict_holds_warp: 0,") && k20m.contains("reuse_warps: 0,"));
-    let config = dir.join("kept.ron");
-    std::fs::write(
-        &config,
-        k20m.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,")
-            .replace("reuse_warps: 0,", "reuse_warps: 2,"),
-    )
-    .unwrap();
-    let (_, rows) = micro(&config, "kept");
-    let _ = std::fs::remove_dir_all(&dir);
+    let config = K20mCopy::new(
+        "kept",
+        &[
+            ("conflict_holds_warp: 0,", "conflict_holds_warp: 1,"),
+            ("reuse_warps: 0,", "reuse_warps: 2,"),
+        ],
+    );
+    let (_, rows) = micro(&config.path, "kept");
     let eight = simulated(&rows, "FFMA R5, R2, R1, R0") / simulated(&rows, "FFMA R5, R4, R1, R0");
     assert!((0.90..0.96).contains(&eight), "eight warps: {eight}");
     let (free, conflicted) = two_warp_rows(&rows);

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{cuobjdump, keplersim, root};
+use common::{cuobjdump, keplersim, root, K20mCopy};
 
 /// (step, block, path under traces/sgemm without extension, launch size).
 const KERNELS: [(&str, &str, &str, &str); 7] = [
@@ -183,22 +183,14 @@ fn ladder_cycles(rel: &str, config: &std::path::Path) -> u64 {
 /// cycles.
 #[test]
 fn a_held_warp_gives_reg_and_ld128_together_the_papers_gain() {
-    let dir = std::env::temp_dir().join(format!("keplersim-held-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let k20m = root().join("configs/k20m.ron");
-    let text = std::fs::read_to_string(&k20m).unwrap();
-    assert!(text.contains("conflict_holds_warp: 0,"));
-    let held = dir.join("held.ron");
-    std::fs::write(
-        &held,
-        text.replace("conflict_holds_warp: 0,", "conflict_holds_warp: 1,"),
-    )
-    .unwrap();
+    let held = K20mCopy::new(
+        "held",
+        &[("conflict_holds_warp: 0,", "conflict_holds_warp: 1,")],
+    );
     let gain = |config: &std::path::Path| {
         ladder_cycles("baseline", config) as f64 / ladder_cycles("ld128", config) as f64
     };
-    let (by_default, under_held) = (gain(&k20m), gain(&held));
-    let _ = std::fs::remove_dir_all(&dir);
+    let (by_default, under_held) = (gain(&root().join("configs/k20m.ron")), gain(&held.path));
     assert!((1.40..1.49).contains(&under_held), "held: {under_held:.3}x");
     assert!(by_default < 1.30, "default: {by_default:.3}x");
 }

@@ -75,3 +75,31 @@ pub fn screen(term: &str, want: &str, within: std::time::Duration) -> String {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A copy of `configs/k20m.ron` with each `(from, to)` edit made (each
+/// `from` must be in it), in a scratch folder removed when it drops.
+pub struct K20mCopy {
+    dir: PathBuf,
+    pub path: PathBuf,
+}
+
+impl K20mCopy {
+    pub fn new(tag: &str, edits: &[(&str, &str)]) -> K20mCopy {
+        let dir = std::env::temp_dir().join(format!("keplersim-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut text = std::fs::read_to_string(root().join("configs/k20m.ron")).unwrap();
+        for (from, to) in edits {
+            assert!(text.contains(from), "configs/k20m.ron has no `{from}`");
+            text = text.replace(from, to);
+        }
+        let path = dir.join(format!("{tag}.ron"));
+        std::fs::write(&path, text).unwrap();
+        K20mCopy { dir, path }
+    }
+}
+
+impl Drop for K20mCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
