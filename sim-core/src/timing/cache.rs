@@ -31,43 +31,38 @@ impl Tags {
     /// Whether line `tag` is held; brings it in (evicting the least recently
     /// used of its set) when not.
     pub fn lookup(&mut self, tag: u64) -> bool {
-        let base = set_of(tag, self.sets) * self.ways;
-        self.stamp += 1;
-        if self.ways == 4 {
-            // The instruction cache's: its set as arrays, in registers.
-            return self.lookup_in::<4>(base, tag);
-        }
-        self.lookup_any(base, tag)
+        self.find(tag).is_ok()
     }
 
     /// [`Tags::lookup`] for a cache whose lines take time to arrive: the
     /// cycle line `tag` is (or will be) filled when it is held; `None` when
-    /// not, and it is brought in to be filled at `fill`. The same hits and
-    /// victims as `lookup`.
+    /// not, and it is brought in to be filled at `fill`.
     pub fn lookup_filled(&mut self, tag: u64, fill: u64) -> Option<u64> {
-        let base = set_of(tag, self.sets) * self.ways;
-        self.stamp += 1;
-        let ways = base..base + self.ways;
-        if let Some(w) = self.tags[ways.clone()].iter().position(|&t| t == tag) {
-            self.used[base + w] = self.stamp;
-            return Some(self.filled[base + w]);
+        match self.find(tag) {
+            Ok(way) => Some(self.filled[way]),
+            Err(way) => {
+                self.filled[way] = fill;
+                None
+            }
         }
-        let victim = base
-            + self.used[ways]
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, &u)| u)
-                .map_or(0, |(w, _)| w);
-        self.tags[victim] = tag;
-        self.used[victim] = self.stamp;
-        self.filled[victim] = fill;
-        None
     }
 
-    /// [`Tags::lookup`] in the set from `base`, of any number of ways (out
+    /// The way (an index into the arrays) that holds line `tag`, or the one
+    /// it now takes, evicting the least recently used of its set.
+    fn find(&mut self, tag: u64) -> Result<usize, usize> {
+        let base = set_of(tag, self.sets) * self.ways;
+        self.stamp += 1;
+        if self.ways == 4 {
+            // The instruction cache's: its set as arrays, in registers.
+            return self.find_in::<4>(base, tag);
+        }
+        self.find_any(base, tag)
+    }
+
+    /// [`Tags::find`] in the set from `base`, of any number of ways (out
     /// of line: the 4-way path then saves nothing for it).
     #[inline(never)]
-    fn lookup_any(&mut self, base: usize, tag: u64) -> bool {
+    fn find_any(&mut self, base: usize, tag: u64) -> Result<usize, usize> {
         // Every way compared, without an early exit: which way holds a line
         // is not something the host's branch predictor can learn. (A set
         // holds a tag at most once.)
@@ -79,25 +74,26 @@ impl Tags {
         }
         if hit != usize::MAX {
             self.used[base + hit] = self.stamp;
-            return true;
+            return Ok(base + hit);
         }
         let victim = (0..self.ways)
             .min_by_key(|&w| self.used[base + w])
             .unwrap_or(0);
         self.tags[base + victim] = tag;
         self.used[base + victim] = self.stamp;
-        false
+        Err(base + victim)
     }
 
-    /// [`Tags::lookup`] in the set of `W` ways from `base`: the same hit,
+    /// [`Tags::find`] in the set of `W` ways from `base`: the same hit,
     /// and the same victim (the least recently used, the first of equals).
     #[inline]
-    fn lookup_in<const W: usize>(&mut self, base: usize, tag: u64) -> bool {
+    fn find_in<const W: usize>(&mut self, base: usize, tag: u64) -> Result<usize, usize> {
         let (Some(tags), Some(used)) = (
             self.tags.get_mut(base..base + W),
             self.used.get_mut(base..base + W),
         ) else {
-            return false;
+            // Not reached: `find` takes this path only for sets of W ways.
+            return self.find_any(base, tag);
         };
         let mut hit = usize::MAX;
         for (w, &t) in tags.iter().enumerate() {
@@ -107,7 +103,7 @@ impl Tags {
         }
         if let Some(u) = used.get_mut(hit) {
             *u = self.stamp;
-            return true;
+            return Ok(base + hit);
         }
         let mut victim = 0;
         for w in 1..W {
@@ -117,7 +113,7 @@ impl Tags {
         }
         tags[victim] = tag;
         used[victim] = self.stamp;
-        false
+        Err(base + victim)
     }
 }
 
