@@ -95,9 +95,14 @@ enum Cmd {
         #[arg(long)]
         summary: bool,
         /// Count no operand as reused by the operand collector (what happens
-        /// when another warp issues in between).
+        /// when other warps issue in between and it keeps none of the warp's
+        /// reads).
         #[arg(long)]
         no_reuse: bool,
+        /// The machine configuration whose reading of the operand collector
+        /// the check follows (default: the K20m, as `configs/k20m.ron`).
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Generate kernels as keplersim assembler source.
     Gen {
@@ -182,7 +187,12 @@ fn check(
     strict: bool,
     summary: bool,
     no_reuse: bool,
+    config: Option<&std::path::Path>,
 ) -> Result<()> {
+    let opts = sim_core::check::Options {
+        no_reuse,
+        ..sim_core::check::Options::for_timing(&run::load_config(config)?.timing)
+    };
     let cubin = run::load_cubin(file, &[])?;
     let names: Vec<String> = cubin.kernels.iter().map(|k| k.name.clone()).collect();
     if let Some(n) = only {
@@ -202,7 +212,7 @@ fn check(
         let mut global = sim_core::mem::GlobalMem::new();
         let prog = sim_core::program::Program::load(&cubin, name, &mut global)
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-        let r = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse });
+        let r = sim_core::check::check_with(&prog, opts);
         if !summary {
             for (slot, f) in &r.findings {
                 println!(
@@ -278,7 +288,15 @@ fn main() -> ExitCode {
             strict,
             summary,
             no_reuse,
-        } => check(&file, kernel.as_deref(), strict, summary, no_reuse),
+            config,
+        } => check(
+            &file,
+            kernel.as_deref(),
+            strict,
+            summary,
+            no_reuse,
+            config.as_deref(),
+        ),
         Cmd::Run(args) => run::run(*args),
         Cmd::Bench { cmd } => bench::run(cmd),
         Cmd::Golden(args) => golden::run(args),

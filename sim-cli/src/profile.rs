@@ -108,7 +108,13 @@ pub fn run(args: ProfileArgs) -> Result<()> {
     // The registers of the bank an instruction reads more than once, from
     // the static checker's rule (what the collector cannot hide without
     // reuse).
-    let banks = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse: true });
+    let banks = sim_core::check::check_with(
+        &prog,
+        sim_core::check::Options {
+            no_reuse: true,
+            keep_reads: false,
+        },
+    );
     let conflict_regs = |slot: usize| -> String {
         banks
             .findings

@@ -346,7 +346,13 @@ fn header(
     let mut global = sim_core::mem::GlobalMem::new();
     let prog = sim_core::program::Program::load(cubin, &r.kernel, &mut global)
         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let check = sim_core::check::check_with(&prog, sim_core::check::Options { no_reuse: true });
+    let check = sim_core::check::check_with(
+        &prog,
+        sim_core::check::Options {
+            no_reuse: true,
+            keep_reads: false,
+        },
+    );
     let banks = |slot: u32| {
         check
             .findings

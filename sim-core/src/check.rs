@@ -6,8 +6,10 @@
 //! instruction:
 //! - register bank conflicts the operand collector cannot hide: an issue unit
 //!   (one instruction, or a dual-issued pair) reading more than one register of
-//!   a bank, not counting the registers the instruction issued just before it
-//!   read (its operands are reused) — the rule of
+//!   a bank, not counting the registers the warp's previous instruction read
+//!   (its operands are reused: under `timing.reuse_warps` 0 only when it
+//!   issued the cycle before, under 1 or more whenever it issued, as the
+//!   collector then keeps a warp's last reads) — the rule of
 //!   [`crate::timing::collector::conflict_degree`];
 //! - dual issue a control code asks for but the model will not grant: not at
 //!   an aligned half of the 64-byte group (instructions 1+2, 3+4, 5+6), or
@@ -141,20 +143,34 @@ struct State {
     outstanding: Vec<u32>,
     /// What the previous issue unit's last instruction read (for reuse).
     prev_reads: Vec<u8>,
-    no_reuse: bool,
+    opts: Options,
 }
 
 /// How to check.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
-    /// Count no operand as reused: the conflicts when another warp issues in
-    /// between (as loose round robin does with several ready warps).
+    /// Count no operand as reused: the conflicts when other warps issue in
+    /// between and the collector keeps none of the warp's reads.
     pub no_reuse: bool,
+    /// The collector keeps the warp's last reads for its next instruction
+    /// however many cycles later it issues (`timing.reuse_warps` 1 or more),
+    /// not only the cycle after (0).
+    pub keep_reads: bool,
+}
+
+impl Options {
+    /// The options that follow `timing`'s reading of the collector.
+    pub fn for_timing(timing: &crate::config::Timing) -> Options {
+        Options {
+            no_reuse: false,
+            keep_reads: timing.reuse_warps >= 1,
+        }
+    }
 }
 
 /// Checks one loaded kernel.
 pub fn check(prog: &Program) -> Report {
-    check_with(prog, Options::default())
+    check_with(prog, Options::for_timing(&crate::config::Timing::K20M))
 }
 
 /// Checks one loaded kernel with `opts`.
@@ -173,7 +189,7 @@ pub fn check_with(prog: &Program, opts: Options) -> Report {
         ldg: vec![None; 256],
         outstanding: Vec::new(),
         prev_reads: Vec::new(),
-        no_reuse: opts.no_reuse,
+        opts,
     };
     walk(
         prog,
@@ -345,8 +361,9 @@ fn walk(
         let lastu = *unit.last().unwrap();
         let li = &infos[lastu as usize];
         gap = gap.max(li.gap as u64);
-        // The operand collector reuses only what the cycle before read.
-        st.prev_reads = if gap == 1 && !st.no_reuse {
+        // The operand collector reuses what the cycle before read, or under
+        // `keep_reads` what the warp's last issue read.
+        st.prev_reads = if (gap == 1 || st.opts.keep_reads) && !st.opts.no_reuse {
             li.reads().to_vec()
         } else {
             Vec::new()

@@ -163,27 +163,31 @@ timing_params! {
     fp64_interval: u32 = 2, 1, 64;
     /// Cycles from issue to an FP64 result (not measured).
     fp64_latency: u32 = 10, 1, 256;
-    /// Issue cycles lost, per instruction, to a 2-way register bank conflict,
-    /// on average (fitted by the FFMA R5, R2, R1, R0 row: 119.18 ops/clock/SM).
-    conflict_2way: f64 = 0.0745, 0.0, 4.0;
+    /// Issue cycles a scheduler loses, per instruction, to a 2-way register
+    /// bank conflict, on average, beside the warp's own hold (fitted by the
+    /// FFMA R5, R2, R1, R0 row: 119.18 ops/clock/SM, 93.47% of the
+    /// conflict-free row's).
+    conflict_2way: f64 = 0.068, 0.0, 4.0;
     /// The same for a 3-way conflict (fitted by FFMA R5, R9, R3, R1: 94.52).
-    conflict_3way: f64 = 0.355, 0.0, 8.0;
+    conflict_3way: f64 = 0.353, 0.0, 8.0;
     /// The same for a 4-way conflict (not measured: 3-way's plus one).
-    conflict_4way: f64 = 1.355, 0.0, 12.0;
+    conflict_4way: f64 = 1.353, 0.0, 12.0;
     /// Whether a conflicted instruction also holds its own warp: 0 no (the
     /// cost is the scheduler's alone), 1 the warp's next issue waits
     /// degree - 1 more cycles (its operands take a read per cycle). The
-    /// eight-warp bank rows cannot tell the two apart; the row "FFMA 2-way,
-    /// no shared operand, 2 warps/scheduler" would (80.9 against 62.0).
-    conflict_holds_warp: u32 = 0, 0, 1;
+    /// eight-warp bank rows cannot tell the two apart; the paper's +Reg step
+    /// (about 10%, two warps a scheduler) chose 1; the row "FFMA 2-way, no
+    /// shared operand, 2 warps/scheduler" would check it (64.2 against 80.9).
+    conflict_holds_warp: u32 = 1, 0, 1;
     /// Whose operands the operand collector keeps for reuse: 0 only those of
     /// the instruction issued the cycle before, for the same warp's next one;
     /// N (1 to 8) the last instruction of each of the last N warps that
     /// issued, for that warp's next instruction whenever it comes. The
     /// eight-warp bank rows need N below 8 (their conflicts were measured);
-    /// the rows "FFMA R5, R2, R1, R0, 2 warps/scheduler" tell 0 and 1 from 2
-    /// and more.
-    reuse_warps: u32 = 0, 0, 8;
+    /// the paper's kernel relies on reuse with two warps a scheduler, which
+    /// needs N of 2 or more (2: one per dispatch unit); the rows "FFMA R5, R2,
+    /// R1, R0, 2 warps/scheduler" tell 0 and 1 from 2 and more.
+    reuse_warps: u32 = 2, 0, 8;
     /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
     lsu_per_cycle: u32 = 1, 1, 4;
     /// Cycles from an LDS's issue until its value can be used, conflict-free

@@ -243,6 +243,10 @@ pub struct WarpTiming {
     sched: u8,
     /// Whether `next_issue` is the interlock's hold, not the control code's.
     interlocked: bool,
+    /// The cycle from which the wait until `next_issue` is a bank conflict
+    /// holding the warp (`conflict_holds_warp`), not the control code
+    /// (`NEVER`: no such hold).
+    held_from: u64,
     /// Registers whose `ready` time is an ALU result's, which the scoreboard
     /// does not hold instructions back for: a read before it is caught by
     /// the hardware's interlock instead, which holds the reader back
@@ -269,6 +273,7 @@ impl WarpTiming {
             tex: VecDeque::with_capacity(16),
             sched: 0,
             interlocked: false,
+            held_from: NEVER,
             group: u32::MAX,
             fetched: 0,
             sb_pc: u32::MAX,
@@ -283,6 +288,7 @@ impl WarpTiming {
         self.alu = [0; 4];
         self.bar_since = NEVER;
         self.interlocked = false;
+        self.held_from = NEVER;
         self.tex.clear();
         self.sched = sched;
         self.group = u32::MAX;
@@ -1343,6 +1349,8 @@ impl Sm {
         if tm.next_issue > now {
             let why = if tm.interlocked {
                 Stall::Interlock
+            } else if now >= tm.held_from {
+                Stall::BankConflict
             } else {
                 Stall::ControlCode
             };
@@ -1534,6 +1542,11 @@ impl Sm {
         };
         tm.next_issue = tm.next_issue.max(now + last.gap as u64 + held);
         tm.interlocked = false;
+        tm.held_from = if held > 0 {
+            tm.next_issue - held
+        } else {
+            NEVER
+        };
         self.stats.issue_cycles += 1;
         self.stats.dual += dual as u64;
         self.stats.sched_issue[s] += 1;
