@@ -85,6 +85,17 @@ pub enum BenchCmd {
         /// Exit non-zero when a figure leaves its band.
         #[arg(long)]
         check: bool,
+        /// Also write every kernel the suite runs into DIR as a kit for a real
+        /// sm_35 card: the cubins, how each is launched (kit.txt), what each
+        /// stored on the model, and run_kit.c, which runs them on the card
+        /// with NVIDIA's driver alone (docs/microbenchmarks.md)
+        #[arg(long, value_name = "DIR", conflicts_with = "card")]
+        kit: Option<PathBuf>,
+        /// Derive the figures from a card's results of a kit (DIR/results,
+        /// written by run_kit) instead of the model's runs, and print them
+        /// beside the model's
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["fast", "check"])]
+        card: Option<PathBuf>,
     },
     /// The tiled-SGEMM profiling study on the simulated K20m: sgemm_tiled.cu
     /// built with NVRTC for values per thread 1 to 64 and blocks of 64, 256
@@ -138,7 +149,18 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             json,
             fast,
             check,
-        } => micro(config.as_deref(), json.as_deref(), fast, check),
+            kit,
+            card,
+        } => match card {
+            Some(dir) => micro_card(config.as_deref(), json.as_deref(), &dir),
+            None => micro(
+                config.as_deref(),
+                json.as_deref(),
+                fast,
+                check,
+                kit.as_deref(),
+            ),
+        },
         BenchCmd::Study {
             size,
             config,
@@ -148,11 +170,30 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
     }
 }
 
-fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) -> Result<()> {
+fn micro(
+    config: Option<&Path>,
+    json: Option<&Path>,
+    fast: bool,
+    check: bool,
+    kit: Option<&Path>,
+) -> Result<()> {
     use sim_kernels::micro::{self, Kind};
     let cfg = crate::run::load_config(config)?;
     let t0 = std::time::Instant::now();
-    let rows = micro::suite(&workspace(), &cfg, fast)?;
+    let rows = match kit {
+        None => micro::suite(&workspace(), &cfg, fast)?,
+        Some(dir) => {
+            let (rows, k) = micro::suite_with_kit(&workspace(), &cfg, fast)?;
+            k.write(dir, cfg.chip.clock_mhz)?;
+            eprintln!(
+                "kit: {} kernels in {}; beside an sm_35 card, `cc -std=c99 -O2 -o run_kit run_kit.c -ldl && ./run_kit` there, then `keplersim bench micro --card {}`",
+                k.launches().count(),
+                dir.display(),
+                dir.display()
+            );
+            rows
+        }
+    };
     print!("{}", micro::table(&rows));
     let out = micro::out_of_band(&rows);
     println!(
@@ -170,6 +211,42 @@ fn micro(config: Option<&Path>, json: Option<&Path>, fast: bool, check: bool) ->
     }
     if check && out > 0 {
         bail!("{out} microbenchmark figures are out of their bands");
+    }
+    Ok(())
+}
+
+/// `bench micro --card DIR`: the suite's figures from a card's results of
+/// its kit, beside the model's.
+fn micro_card(config: Option<&Path>, json: Option<&Path>, dir: &Path) -> Result<()> {
+    use sim_kernels::kit::CardResults;
+    use sim_kernels::micro;
+    let cfg = crate::run::load_config(config)?;
+    let card = CardResults::load(dir)?;
+    let d = card.device.clone();
+    let (fast, runs) = (card.fast, card.launches.len());
+    let on_card = micro::suite_on_card(&workspace(), &cfg, card)?;
+    let on_model = micro::suite(&workspace(), &cfg, fast)?;
+    let rows = micro::compare(&on_model, &on_card);
+    println!(
+        "card: {} (sm_{}{}, {} SMs, {:.1} MHz), the {runs} runs of the kit in {}",
+        d.name,
+        d.cc.0,
+        d.cc.1,
+        d.sms,
+        d.clock_khz as f64 / 1e3,
+        dir.display()
+    );
+    print!("{}", micro::card_table(&rows));
+    let held: Vec<_> = rows.iter().filter_map(|r| r.card_ok).collect();
+    println!(
+        "{} rows; of the {} held to a K20m figure or a model parameter, the card is in band in {}",
+        rows.len(),
+        held.len(),
+        held.iter().filter(|&&ok| ok).count()
+    );
+    if let Some(p) = json {
+        let s = serde_json::to_string_pretty(&rows)?;
+        std::fs::write(p, s).map_err(|e| anyhow!("{}: {e}", p.display()))?;
     }
     Ok(())
 }

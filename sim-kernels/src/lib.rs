@@ -1,12 +1,13 @@
 //! keplersim's workloads: the kernels the model is checked on, how to load
 //! (assemble) and run them from their launch files, and what they are held
 //! to: the tuned-SGEMM generator and its ladder, the microbenchmark suite and
-//! its K20m figures, sampled simulation of large grids, the speed
+//! its K20m figures and the kit that runs it on a real card, sampled simulation of large grids, the speed
 //! benchmark's launch, the profiling study and the golden timing reports.
 //! The command-line front end, the tests and the benchmarks all call this
 //! crate; it decides what a workload is, they only ask for it and print.
 
 pub mod golden;
+pub mod kit;
 pub mod ladder;
 pub mod micro;
 pub mod sample;

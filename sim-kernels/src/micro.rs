@@ -3,8 +3,12 @@
 //! calibration facts). Each benchmark is a SASS template in keplersim's
 //! assembler; this module fills in its `{NAME}` holes, assembles it, runs it
 //! cycle by cycle, reads the SR_CLOCKLO values the kernel stored, and derives
-//! the figure the way the paper did.
+//! the figure the way the paper did. The same runs can be written out as a
+//! kit for a real card, and a card's results of the kit read back in their
+//! place ([`crate::kit`]): the figures then come from the card, derived by
+//! the same code.
 
+use std::cell::{Cell, RefCell};
 use std::path::Path;
 
 use sim_core::config::Config;
@@ -14,6 +18,7 @@ use sim_core::program::Program;
 use sim_core::timing::{run_timed, Nobody, Stepping, Timed};
 use sim_isa::cubin::{Cubin, CubinWriter};
 
+use crate::kit::{self, CardResults, Kit, Launch, Param};
 use crate::Error;
 
 type Result<T> = std::result::Result<T, Error>;
@@ -161,25 +166,61 @@ fn lds_line(mnem: &str, dst: u32, off: u32) -> String {
     format!("        [0x20] {mnem} R{dst}, [{addr}];\n")
 }
 
+/// Where the suite's kernels run.
+enum Target {
+    /// On the timing model.
+    Model,
+    /// On the timing model, each launch recorded into a kit for a card.
+    Record(RefCell<Kit>),
+    /// Nowhere: a card's results of the kit stand in for each run, in order.
+    Card(CardResults),
+}
+
 /// The suite's templates.
 struct Suite {
     dir: std::path::PathBuf,
     config: Config,
+    target: Target,
+    /// The number of the next run (its place in a kit).
+    next: Cell<usize>,
 }
 
-/// A run's stored clocks (start, end) per warp and the model's results.
+/// A run's stored clocks (start, end) per warp and the model's results (on
+/// a card, none).
 struct Clocks {
     pairs: Vec<(u32, u32)>,
-    timed: Timed,
+    timed: Option<Timed>,
+    /// The run's cycles measured around the whole launch, which a grid of
+    /// more than one block on a card must use: its SMs' clocks are not one.
+    whole: Option<f64>,
+}
+
+/// Cycles from the earliest start to the latest end of `pairs`.
+fn span_of(pairs: &[(u32, u32)]) -> u32 {
+    let start = pairs.iter().map(|p| p.0).min().unwrap_or(0);
+    let end = pairs.iter().map(|p| p.1).max().unwrap_or(0);
+    end.wrapping_sub(start)
 }
 
 impl Clocks {
     /// Cycles from the earliest start to the latest end.
     fn span(&self) -> f64 {
-        let start = self.pairs.iter().map(|p| p.0).min().unwrap_or(0);
-        let end = self.pairs.iter().map(|p| p.1).max().unwrap_or(0);
-        end.wrapping_sub(start) as f64
+        self.whole.unwrap_or(span_of(&self.pairs) as f64)
     }
+}
+
+/// The (start, end) clock pairs an `out` buffer holds, a pair a warp; pairs
+/// left at zero are warps that stored none.
+fn clock_pairs(data: &[u8]) -> Vec<(u32, u32)> {
+    data.chunks_exact(8)
+        .map(|c| {
+            (
+                u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+            )
+        })
+        .filter(|p| *p != (0, 0))
+        .collect()
 }
 
 impl Suite {
@@ -215,9 +256,22 @@ impl Suite {
         }
         let bytes = w.to_bytes().map_err(|e| fail!("{file}: {e}"))?;
         let cubin = Cubin::parse(&bytes).map_err(|e| fail!("{file}: {e}"))?;
+        let n = self.next.get();
+        self.next.set(n + 1);
+        if let Target::Card(card) = &self.target {
+            return self.card_run(card, n, file, &name, &bytes, &dims);
+        }
         let mut global = GlobalMem::new();
         let out = global.alloc("out", vec![0u8; warps * 8]);
         let mut params = out.to_le_bytes().to_vec();
+        let mut places = vec![Param::Pointer {
+            offset: 0,
+            buffer: 0,
+        }];
+        let mut kit_buffers = vec![kit::Buffer {
+            bytes: warps as u64 * 8,
+            chase: false,
+        }];
         for (n, data) in buffers {
             let a = global.alloc(n, data.clone());
             if *n == "chase" {
@@ -226,9 +280,21 @@ impl Suite {
                     .write(a, &(a as u32).to_le_bytes())
                     .map_err(|e| fail!("{e:?}"))?;
             }
+            places.push(Param::Pointer {
+                offset: params.len() as u32,
+                buffer: kit_buffers.len(),
+            });
+            kit_buffers.push(kit::Buffer {
+                bytes: data.len() as u64,
+                chase: *n == "chase",
+            });
             params.extend_from_slice(&a.to_le_bytes());
         }
         for v in ints {
+            places.push(Param::Word {
+                offset: params.len() as u32,
+                value: *v,
+            });
             params.extend_from_slice(&v.to_le_bytes());
         }
         let prog = Program::load(&cubin, &name, &mut global).map_err(|e| fail!("{file}: {e}"))?;
@@ -248,20 +314,72 @@ impl Suite {
             .get("out")
             .ok_or_else(|| fail!("no out buffer"))?
             .data;
-        let pairs = data
-            .chunks_exact(8)
-            .map(|c| {
-                (
-                    u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                    u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
-                )
-            })
-            .filter(|p| *p != (0, 0))
-            .collect::<Vec<_>>();
+        let pairs = clock_pairs(data);
         if pairs.is_empty() {
             return Err(fail!("{file}: the kernel stored no clocks"));
         }
-        Ok(Clocks { pairs, timed })
+        if let Target::Record(kit) = &self.target {
+            kit.borrow_mut().push(
+                Launch {
+                    file: file.to_string(),
+                    kernel: name,
+                    cubin: bytes,
+                    grid: dims.grid,
+                    block: dims.block,
+                    param_size: prog.param_size,
+                    buffers: kit_buffers,
+                    params: places,
+                },
+                data.clone(),
+                span_of(&pairs) as u64,
+            );
+        }
+        Ok(Clocks {
+            pairs,
+            timed: Some(timed),
+            whole: None,
+        })
+    }
+
+    /// Run `n` of a card's results, which must be the kernel the suite would
+    /// run there now (`bytes` on `dims`): a kit made by another version of
+    /// the suite cannot stand in for this one.
+    fn card_run(
+        &self,
+        card: &CardResults,
+        n: usize,
+        file: &str,
+        name: &str,
+        bytes: &[u8],
+        dims: &Dims,
+    ) -> Result<Clocks> {
+        let stale = |what: &str| {
+            fail!(
+                "{}: run {n:04} ({file}) {what} this keplersim's suite runs: make the kit again \
+                 (`keplersim bench micro --kit DIR`) and run it on the card",
+                card.dir.display()
+            )
+        };
+        let l = card
+            .launches
+            .get(n)
+            .ok_or_else(|| stale("is missing, though it is one"))?;
+        if l.kernel != name || l.cubin != bytes || l.grid != dims.grid || l.block != dims.block {
+            return Err(stale("is not the kernel"));
+        }
+        let pairs = clock_pairs(&card.outs[n]);
+        if pairs.is_empty() {
+            return Err(fail!(
+                "{}: run {n:04} ({file}): the kernel stored no clocks on the card",
+                card.dir.display()
+            ));
+        }
+        let whole = (l.blocks() > 1).then(|| card.ms[n] * card.device.clock_khz as f64);
+        Ok(Clocks {
+            pairs,
+            timed: None,
+            whole,
+        })
     }
 
     /// FP32 operations per clock per SM of a block of 1024 threads (8 warps
@@ -271,14 +389,14 @@ impl Suite {
     }
 
     /// [`Suite::issue`] with a block of `threads` threads; also gives the
-    /// run's counters.
+    /// run's counters (none on a card).
     fn issue_by(
         &self,
         ins: [&str; 7],
         ctrl: [u8; 7],
         ops: u32,
         threads: u32,
-    ) -> Result<(f64, Timed)> {
+    ) -> Result<(f64, Option<Timed>)> {
         self.issue_looped(ins, ctrl, ops, threads, 0x28)
     }
 
@@ -291,7 +409,7 @@ impl Suite {
         ops: u32,
         threads: u32,
         loop_ctrl: u8,
-    ) -> Result<(f64, Timed)> {
+    ) -> Result<(f64, Option<Timed>)> {
         const GROUPS: u32 = 36;
         const ITERS: u32 = 32;
         let mut vars: Vec<(&str, String)> = vec![
@@ -393,12 +511,66 @@ fn order_fields(order: [u8; 4]) -> [u8; 7] {
     f
 }
 
-/// Runs the suite; `fast` leaves out the long streaming reads' full size.
+/// Runs the suite on the model; `fast` leaves out the long streaming reads'
+/// full size.
 pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
+    run_suite(root, config, fast, Target::Model).map(|(rows, _)| rows)
+}
+
+/// Runs the suite on the model and records every launch into a kit for a
+/// card ([`Kit::write`] writes it out).
+pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<Row>, Kit)> {
     let s = Suite {
         dir: root.join("traces/micro"),
         config: *config,
+        target: Target::Record(RefCell::new(Kit::new(fast))),
+        next: Cell::new(0),
     };
+    let rows = suite_rows(&s, config, fast)?;
+    match s.target {
+        Target::Record(kit) => Ok((rows, kit.into_inner())),
+        Target::Model | Target::Card(_) => Err(fail!("the suite lost its kit")),
+    }
+}
+
+/// The suite's figures from a card's results of its kit instead of the
+/// model's runs, derived by the same code, at the card's clock. The rows
+/// that read the model's own counters are left out; the bands are the K20m's
+/// and the model's parameters, as on the model.
+pub fn suite_on_card(root: &Path, config: &Config, card: CardResults) -> Result<Vec<Row>> {
+    let mut config = *config;
+    config.chip.clock_mhz = card.device.clock_khz as f64 / 1e3;
+    let (dir, fast, runs) = (card.dir.clone(), card.fast, card.launches.len());
+    let (rows, used) = run_suite(root, &config, fast, Target::Card(card))?;
+    if used != runs {
+        return Err(fail!(
+            "{}: the kit has {runs} runs where this keplersim's suite has {used}: make the kit \
+             again (`keplersim bench micro --kit DIR`) and run it on the card",
+            dir.display()
+        ));
+    }
+    Ok(rows)
+}
+
+/// Runs the suite on `target`; gives back the rows and the number of runs.
+fn run_suite(
+    root: &Path,
+    config: &Config,
+    fast: bool,
+    target: Target,
+) -> Result<(Vec<Row>, usize)> {
+    let s = Suite {
+        dir: root.join("traces/micro"),
+        config: *config,
+        target,
+        next: Cell::new(0),
+    };
+    let rows = suite_rows(&s, config, fast)?;
+    Ok((rows, s.next.get()))
+}
+
+/// The suite's rows, each run on `s`'s target.
+fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     // The FFMA/FMUL operand-bank rows (single issue, 0x20).
     let single = [0x20u8; 7];
@@ -541,27 +713,30 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
         "BAR.SYNC 0x0",
     ];
     let (v, t) = s.issue_by(with_bar, order_fields([1, 2, 2, 1]), 6, 256)?;
-    let st = &t.stats;
-    let balance = |a: usize, b: usize| {
-        let (x, y) = (st.sched_issue[a] as f64, st.sched_issue[b] as f64);
-        x.min(y) / x.max(y).max(1.0)
-    };
-    let worst = balance(0, 1).min(balance(2, 3));
     rows.push(Row::new(
         "arbitration",
         "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
         v,
         "ops/clk/SM",
     ));
-    rows.push(
-        Row::new(
-            "arbitration",
-            "pair balance: fewer issues / more",
-            worst,
-            "ratio",
-        )
-        .property(worst >= 0.99),
-    );
+    // (The schedulers' issue counts are the model's own: a card has no row.)
+    if let Some(t) = t {
+        let st = &t.stats;
+        let balance = |a: usize, b: usize| {
+            let (x, y) = (st.sched_issue[a] as f64, st.sched_issue[b] as f64);
+            x.min(y) / x.max(y).max(1.0)
+        };
+        let worst = balance(0, 1).min(balance(2, 3));
+        rows.push(
+            Row::new(
+                "arbitration",
+                "pair balance: fewer issues / more",
+                worst,
+                "ratio",
+            )
+            .property(worst >= 0.99),
+        );
+    }
     // The turns hold whatever the code around the groups does: 1-2-2-1
     // (eight warps per scheduler) with the loop counter's two instructions
     // coded 0x26 to 0x2b. The K20m's 186 is one figure for one loop; a
@@ -969,6 +1144,85 @@ pub fn table(rows: &[Row]) -> String {
                 (Kind::Prediction, _) => "",
                 (_, true) => "ok",
                 (_, false) => "OUT OF BAND",
+            }
+        );
+    }
+    t
+}
+
+/// A row of the suite on a card beside the same row on the model.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Compared {
+    pub group: &'static str,
+    pub name: String,
+    pub unit: &'static str,
+    /// The figure the row is held to: measured on a K20m (the facts file),
+    /// or the model's parameter the row reads back.
+    pub held_to: Option<f64>,
+    pub card: f64,
+    pub model: f64,
+    /// Whether the card's figure is inside the row's band (for rows held to
+    /// one): a K20m should be, and a card that is not says the kit did not
+    /// measure what the model's run did, or the card is not a K20m.
+    pub card_ok: Option<bool>,
+}
+
+/// The rows of `card` with the rows of `model` of the same name beside them.
+pub fn compare(model: &[Row], card: &[Row]) -> Vec<Compared> {
+    card.iter()
+        .filter_map(|c| {
+            let m = model
+                .iter()
+                .find(|m| m.group == c.group && m.name == c.name)?;
+            Some(Compared {
+                group: c.group,
+                name: c.name.clone(),
+                unit: c.unit,
+                held_to: c.measured,
+                card: c.simulated,
+                model: m.simulated,
+                card_ok: (c.kind != Kind::Prediction).then_some(c.ok),
+            })
+        })
+        .collect()
+}
+
+/// The comparison as `keplersim bench micro --card` prints it (of the
+/// control-byte sweep, the bytes 0x00-0x0f and 0x20-0x2f, as [`table`]).
+pub fn card_table(rows: &[Compared]) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<11} {:<48} {:>9} {:>10} {:>10} {:>10}  {:<12} card in band",
+        "group", "benchmark", "held to", "card", "model", "model-card", "unit"
+    );
+    for r in rows {
+        if r.group == "ctrl"
+            && r.card_ok.is_none()
+            && !(r.name.starts_with("0x2") || r.name.starts_with("0x0"))
+        {
+            continue;
+        }
+        let diff = if r.card != 0.0 {
+            format!("{:+.2}%", (r.model - r.card) / r.card.abs() * 100.0)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            t,
+            "{:<11} {:<48} {:>9} {:>10.2} {:>10.2} {:>10}  {:<12} {}",
+            r.group,
+            r.name,
+            r.held_to.map_or("-".into(), |m| format!("{m:.2}")),
+            r.card,
+            r.model,
+            diff,
+            r.unit,
+            match r.card_ok {
+                None => "",
+                Some(true) => "yes",
+                Some(false) => "NO",
             }
         );
     }

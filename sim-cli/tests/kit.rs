@@ -1,0 +1,256 @@
+//! The microbenchmark kit for a real card, end to end where there is no
+//! card: `keplersim bench micro --kit DIR` writes it; its `run_kit.c` is built
+//! with the machine's C compiler and run against a stand-in for NVIDIA's
+//! driver (`fixtures/fake_libcuda.c`) that hands back what each kernel stored
+//! on the model; `keplersim bench micro --card DIR` must then derive every
+//! figure the model gives. What a card would add, the kernels' running on
+//! it, is the one part no test here can take.
+
+mod common;
+
+use common::{cuobjdump, keplersim, root};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("keplersim-kit-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Compiles C with the machine's `cc` (which the Rust toolchain links with).
+fn cc(args: &[&str]) {
+    let out = Command::new("cc").args(args).output().expect("cc runs");
+    assert!(
+        out.status.success(),
+        "cc {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `run_kit` in `kit`, with the stand-in driver in `fake` when given.
+fn run_kit(kit: &Path, fake: Option<&Path>, log: &Path) -> (i32, String) {
+    let mut cmd = Command::new(kit.join("run_kit"));
+    cmd.current_dir(kit)
+        .env("FAKE_CUDA_OUTS", kit.join("model"))
+        .env("FAKE_CUDA_LOG", log);
+    match fake {
+        Some(f) => cmd.env("LD_LIBRARY_PATH", f),
+        None => cmd.env_remove("LD_LIBRARY_PATH"),
+    };
+    let out = cmd.output().expect("run_kit runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The manifest's runs: (kernel, grid, block, word parameters (offset, value)).
+type Run = (String, [u32; 3], [u32; 3], Vec<(usize, u32)>);
+
+fn manifest(kit: &Path) -> Vec<Run> {
+    let text = std::fs::read_to_string(kit.join("kit.txt")).expect("kit.txt");
+    let mut runs: Vec<Run> = Vec::new();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let n = |i: usize| w[i].parse::<u32>().expect("a number");
+        match w.first() {
+            Some(&"run") => runs.push((
+                w[3].to_string(),
+                [n(5), n(6), n(7)],
+                [n(8), n(9), n(10)],
+                Vec::new(),
+            )),
+            Some(&"param") if w[1] == "word" => {
+                let run = runs.last_mut().expect("a run before its parameters");
+                run.3.push((n(2) as usize, n(3)));
+            }
+            _ => {}
+        }
+    }
+    runs
+}
+
+#[test]
+fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
+    let dir = scratch("e2e");
+    let kit = dir.join("kit");
+    let (ok, _, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--kit",
+        &kit.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("run_kit"), "the kit says how to run it: {err}");
+    let runs = manifest(&kit);
+    assert!(runs.len() > 500, "{} runs", runs.len());
+
+    // The kit's C program builds cleanly, and says so when there is no driver.
+    let k = kit.display().to_string();
+    cc(&[
+        "-std=c99",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-o",
+        &format!("{k}/run_kit"),
+        &format!("{k}/run_kit.c"),
+        "-ldl",
+    ]);
+    let log = dir.join("launches.log");
+    let (status, err) = run_kit(&kit, None, &log);
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("no CUDA driver (libcuda.so.1)"), "{err}");
+
+    // On the stand-in driver: every kernel launched twice as the manifest says.
+    let fake = dir.join("fake");
+    std::fs::create_dir_all(&fake).expect("fake dir");
+    cc(&[
+        "-shared",
+        "-fPIC",
+        "-O2",
+        "-o",
+        &fake.join("libcuda.so.1").display().to_string(),
+        &root()
+            .join("sim-cli/tests/fixtures/fake_libcuda.c")
+            .display()
+            .to_string(),
+    ]);
+    let (status, err) = run_kit(&kit, Some(&fake), &log);
+    assert_eq!(status, 0, "{err}");
+    let launches = std::fs::read_to_string(&log).expect("the driver's log");
+    let launches: Vec<&str> = launches.lines().collect();
+    assert_eq!(launches.len(), 2 * runs.len());
+    for (i, (kernel, grid, block, words)) in runs.iter().enumerate() {
+        for l in &launches[2 * i..2 * i + 2] {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w[1].parse::<usize>(), Ok(i), "{l}");
+            assert_eq!(w[2], kernel, "{l}");
+            let dims = format!(
+                "grid {} {} {} block {} {} {}",
+                grid[0], grid[1], grid[2], block[0], block[1], block[2]
+            );
+            assert!(l.contains(&dims), "{l}: {dims}");
+            let hex = w.last().expect("parameter bytes");
+            let bytes: Vec<u8> = (0..hex.len() / 2)
+                .map(|j| u8::from_str_radix(&hex[2 * j..2 * j + 2], 16).expect("hex"))
+                .collect();
+            assert_ne!(&bytes[..8], &[0u8; 8], "{l}: out's address");
+            for &(off, value) in words {
+                let got = u32::from_le_bytes(bytes[off..off + 4].try_into().expect("4 bytes"));
+                assert_eq!(got, value, "{l}: the word at {off}");
+            }
+        }
+    }
+
+    // The card's figures are the model's, row for row.
+    let json = dir.join("card.json");
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--card",
+        &k,
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert!(ok, "{err}\n{out}");
+    assert!(out.contains("keplersim test driver (no GPU)"), "{out}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    assert!(rows.len() > 500, "{} rows", rows.len());
+    for r in &rows {
+        let (card, model) = (r["card"].as_f64().unwrap(), r["model"].as_f64().unwrap());
+        assert!(
+            (card - model).abs() <= 1e-6 * model.abs().max(1.0),
+            "{}: card {card}, model {model}",
+            r["name"]
+        );
+        assert_ne!(r["card_ok"], false, "{}", r["name"]);
+    }
+    for name in [
+        "FFMA 2-way, no shared operand, 2 warps/scheduler",
+        "LD (L2 hit)",
+        "LDS.64 beside LD.E (1 in 9)",
+        "LD.128 stream 64 MB",
+    ] {
+        assert!(rows.iter().any(|r| r["name"] == name), "no row {name}");
+    }
+    assert!(
+        out.contains("the card is in band in"),
+        "the summary counts the rows held to a figure: {out}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn a_kit_that_is_not_this_suites_or_has_no_results_says_so() {
+    let dir = scratch("stale");
+    let kit = dir.join("kit");
+    let k = kit.display().to_string();
+    let (ok, _, err) = keplersim(&["bench", "micro", "--fast", "--kit", &k]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+    assert!(!ok);
+    assert!(
+        err.contains("no results") && err.contains("run_kit"),
+        "{err}"
+    );
+
+    // Results as the model left them, then a kernel the suite no longer runs.
+    std::fs::create_dir_all(kit.join("results")).expect("results");
+    for e in std::fs::read_dir(kit.join("model")).expect("model") {
+        let e = e.expect("entry");
+        std::fs::copy(e.path(), kit.join("results").join(e.file_name())).expect("copy");
+    }
+    std::fs::write(
+        kit.join("results/device.txt"),
+        "name Tesla K20m\ncc 3 5\nclock_khz 705500\nsms 13\n",
+    )
+    .expect("device.txt");
+    let cubin = kit.join("cubins/0003.cubin");
+    let mut bytes = std::fs::read(&cubin).expect("cubin");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&cubin, bytes).expect("cubin");
+    let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+    assert!(!ok);
+    assert!(
+        err.contains("run 0003 (issue.sass) is not the kernel")
+            && err.contains("make the kit again"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn the_kits_cubins_are_ones_nvidias_cuobjdump_reads() {
+    let dir = scratch("cuobjdump");
+    let kit = dir.join("kit");
+    let (ok, _, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--kit",
+        &kit.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    // The first kernel of each template.
+    let runs = manifest(&kit);
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (kernel, ..)) in runs.iter().enumerate() {
+        if seen.insert(kernel.clone()) {
+            let sass = cuobjdump(&kit.join(format!("cubins/{i:04}.cubin")));
+            assert!(
+                sass.contains(&format!("Function : {kernel}")),
+                "{kernel}: {sass}"
+            );
+        }
+    }
+    assert!(seen.len() >= 6, "{seen:?}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -1,0 +1,566 @@
+//! The microbenchmark suite's hardware kit: every kernel `keplersim bench
+//! micro` runs, written out as a cubin with how it is launched, and a small C
+//! program that runs them on a real sm_35 card; then the card's results, read
+//! back so that the suite derives its figures from them exactly as it does
+//! from the model's runs (`keplersim bench micro --kit DIR`, `--card DIR`).
+//!
+//! A kit directory holds:
+//! - `kit.txt`, the manifest: a header, then for each run its template, kernel,
+//!   cubin, grid, block, parameter bytes, buffers (the first is the kernel's
+//!   `out`) and the parameters' places (a buffer's address, or a 32-bit word);
+//! - `cubins/NNNN.cubin`, the kernels, as the model ran them;
+//! - `model/NNNN.out` and `model/times.txt`, what each kernel stored on the
+//!   model and how long it ran there, to set beside the card's;
+//! - `run_kit.c`, the program to build and run beside a card (it needs NVIDIA's
+//!   driver only), which writes `results/`: `NNNN.out`, `times.txt`,
+//!   `device.txt`.
+
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// The manifest's version; `run_kit.c` refuses any other.
+const VERSION: u32 = 1;
+
+/// The C program written into every kit.
+pub const RUN_KIT_C: &str = include_str!("../kit/run_kit.c");
+
+/// A buffer a kernel is launched with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    /// Its size, bytes, zeroed before each launch.
+    pub bytes: u64,
+    /// Whether its first word holds the low 32 bits of its own address (a
+    /// pointer chase).
+    pub chase: bool,
+}
+
+/// A parameter's place in the launch's parameter bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// The 64-bit address of buffer `buffer`, at `offset`.
+    Pointer { offset: u32, buffer: usize },
+    /// A 32-bit value at `offset`.
+    Word { offset: u32, value: u32 },
+}
+
+/// One kernel launch of the suite.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The template it was filled from (`issue.sass`).
+    pub file: String,
+    pub kernel: String,
+    pub cubin: Vec<u8>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// The kernel's parameter bytes (zero where no parameter says otherwise).
+    pub param_size: u32,
+    /// Buffer 0 is the kernel's `out`, whose contents are the result.
+    pub buffers: Vec<Buffer>,
+    pub params: Vec<Param>,
+}
+
+impl Launch {
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+}
+
+/// A kit being recorded: each launch with what the model's run of it stored
+/// and its cycles.
+#[derive(Debug, Default)]
+pub struct Kit {
+    runs: Vec<(Launch, Vec<u8>, u64)>,
+    fast: bool,
+}
+
+fn io(path: &Path, e: std::io::Error) -> Error {
+    Error::File {
+        path: path.display().to_string(),
+        msg: e.to_string(),
+    }
+}
+
+fn bad(path: &Path, line: usize, msg: impl std::fmt::Display) -> Error {
+    Error::File {
+        path: format!("{}:{line}", path.display()),
+        msg: msg.to_string(),
+    }
+}
+
+impl Kit {
+    /// An empty kit of a suite run with `fast` (the shorter streaming reads).
+    pub fn new(fast: bool) -> Kit {
+        Kit {
+            runs: Vec::new(),
+            fast,
+        }
+    }
+
+    /// Adds a launch, with what the model's run stored in its `out` buffer
+    /// and the cycles the run took.
+    pub fn push(&mut self, launch: Launch, out: Vec<u8>, cycles: u64) {
+        self.runs.push((launch, out, cycles));
+    }
+
+    /// The launches, in the suite's order.
+    pub fn launches(&self) -> impl Iterator<Item = &Launch> {
+        self.runs.iter().map(|r| &r.0)
+    }
+
+    /// Writes the kit into `dir` (created if need be): the manifest, the
+    /// cubins, the model's results and `run_kit.c`. `clock_mhz` converts the
+    /// model's cycles to the milliseconds `model/times.txt` holds.
+    pub fn write(&self, dir: &Path, clock_mhz: f64) -> Result<()> {
+        use std::fmt::Write;
+        for sub in ["cubins", "model"] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(|e| io(&p, e))?;
+        }
+        let mut manifest = String::new();
+        let _ = writeln!(manifest, "keplersim-kit {VERSION}");
+        let _ = writeln!(manifest, "fast {}", self.fast as u32);
+        let _ = writeln!(manifest, "runs {}", self.runs.len());
+        let mut times = String::new();
+        for (i, (l, out, cycles)) in self.runs.iter().enumerate() {
+            let cubin = format!("cubins/{i:04}.cubin");
+            let p = dir.join(&cubin);
+            std::fs::write(&p, &l.cubin).map_err(|e| io(&p, e))?;
+            let p = dir.join(format!("model/{i:04}.out"));
+            std::fs::write(&p, out).map_err(|e| io(&p, e))?;
+            let ms = *cycles as f64 / (clock_mhz * 1e3);
+            let _ = writeln!(times, "{i:04} {ms:.9e}");
+            let _ = writeln!(
+                manifest,
+                "run {i} {} {} {cubin} {} {} {} {} {} {} {} {} {}",
+                l.file,
+                l.kernel,
+                l.grid[0],
+                l.grid[1],
+                l.grid[2],
+                l.block[0],
+                l.block[1],
+                l.block[2],
+                l.param_size,
+                l.buffers.len(),
+                l.params.len()
+            );
+            for b in &l.buffers {
+                let init = if b.chase { "chase" } else { "zero" };
+                let _ = writeln!(manifest, "buffer {} {init}", b.bytes);
+            }
+            for p in &l.params {
+                let _ = match p {
+                    Param::Pointer { offset, buffer } => {
+                        writeln!(manifest, "param pointer {offset} {buffer}")
+                    }
+                    Param::Word { offset, value } => {
+                        writeln!(manifest, "param word {offset} {value}")
+                    }
+                };
+            }
+        }
+        for (name, text) in [
+            ("kit.txt", manifest.as_str()),
+            ("model/times.txt", times.as_str()),
+            ("run_kit.c", RUN_KIT_C),
+        ] {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| io(&p, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// The card a kit ran on, as `results/device.txt` names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub name: String,
+    /// Compute capability (3, 5).
+    pub cc: (u32, u32),
+    pub clock_khz: u32,
+    pub sms: u32,
+}
+
+/// A kit's manifest and a card's results of it.
+#[derive(Debug)]
+pub struct CardResults {
+    pub dir: PathBuf,
+    pub device: Device,
+    /// Whether the kit was made with the shorter streaming reads.
+    pub fast: bool,
+    pub launches: Vec<Launch>,
+    /// Each run's `out` buffer, as the card left it.
+    pub outs: Vec<Vec<u8>>,
+    /// Each run's milliseconds on the card (CUDA events around the launch).
+    pub ms: Vec<f64>,
+}
+
+/// A whitespace-separated manifest being read, with its line for messages.
+struct Tokens<'a> {
+    path: &'a Path,
+    lines: Vec<(usize, Vec<&'a str>)>,
+    at: usize,
+    col: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(path: &'a Path, text: &'a str) -> Tokens<'a> {
+        let lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
+            .filter(|(_, w)| !w.is_empty())
+            .collect();
+        Tokens {
+            path,
+            lines,
+            at: 0,
+            col: 0,
+        }
+    }
+
+    fn line(&self) -> usize {
+        self.lines
+            .get(self.at)
+            .map_or(self.lines.last().map_or(1, |l| l.0), |l| l.0)
+    }
+
+    fn next(&mut self) -> Result<&'a str> {
+        while let Some((_, words)) = self.lines.get(self.at) {
+            if let Some(w) = words.get(self.col) {
+                self.col += 1;
+                return Ok(w);
+            }
+            self.at += 1;
+            self.col = 0;
+        }
+        Err(bad(self.path, self.line(), "ends early"))
+    }
+
+    fn expect(&mut self, want: &str) -> Result<()> {
+        let w = self.next()?;
+        if w != want {
+            return Err(bad(
+                self.path,
+                self.line(),
+                format!("expected `{want}`, found `{w}`"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn number<T: std::str::FromStr>(&mut self) -> Result<T> {
+        let w = self.next()?;
+        w.parse()
+            .map_err(|_| bad(self.path, self.line(), format!("`{w}` is not a number")))
+    }
+}
+
+/// Reads a kit's manifest and cubins.
+fn read_manifest(dir: &Path) -> Result<(bool, Vec<Launch>)> {
+    let path = dir.join("kit.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+    let mut t = Tokens::new(&path, &text);
+    t.expect("keplersim-kit")?;
+    let version: u32 = t.number()?;
+    if version != VERSION {
+        return Err(bad(
+            &path,
+            t.line(),
+            format!("a kit of version {version}; this keplersim reads {VERSION}: make it again"),
+        ));
+    }
+    t.expect("fast")?;
+    let fast = t.number::<u32>()? != 0;
+    t.expect("runs")?;
+    let runs: usize = t.number()?;
+    let mut launches = Vec::with_capacity(runs.min(1 << 16));
+    for i in 0..runs {
+        t.expect("run")?;
+        let n: usize = t.number()?;
+        if n != i {
+            return Err(bad(
+                &path,
+                t.line(),
+                format!("run {n} where run {i} belongs"),
+            ));
+        }
+        let file = t.next()?.to_string();
+        let kernel = t.next()?.to_string();
+        let cubin_path = dir.join(t.next()?);
+        let mut dims = [0u32; 6];
+        for d in &mut dims {
+            *d = t.number()?;
+        }
+        let param_size: u32 = t.number()?;
+        let nbuf: usize = t.number()?;
+        let nparam: usize = t.number()?;
+        let mut buffers = Vec::new();
+        for _ in 0..nbuf {
+            t.expect("buffer")?;
+            let bytes: u64 = t.number()?;
+            let chase = match t.next()? {
+                "zero" => false,
+                "chase" => true,
+                w => return Err(bad(&path, t.line(), format!("buffer init `{w}`"))),
+            };
+            buffers.push(Buffer { bytes, chase });
+        }
+        let mut params = Vec::new();
+        for _ in 0..nparam {
+            t.expect("param")?;
+            params.push(match t.next()? {
+                "pointer" => Param::Pointer {
+                    offset: t.number()?,
+                    buffer: t.number()?,
+                },
+                "word" => Param::Word {
+                    offset: t.number()?,
+                    value: t.number()?,
+                },
+                w => return Err(bad(&path, t.line(), format!("parameter kind `{w}`"))),
+            });
+        }
+        let cubin = std::fs::read(&cubin_path).map_err(|e| io(&cubin_path, e))?;
+        launches.push(Launch {
+            file,
+            kernel,
+            cubin,
+            grid: [dims[0], dims[1], dims[2]],
+            block: [dims[3], dims[4], dims[5]],
+            param_size,
+            buffers,
+            params,
+        });
+    }
+    Ok((fast, launches))
+}
+
+/// Reads `results/device.txt`.
+fn read_device(path: &Path) -> Result<Device> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    let (mut name, mut cc, mut clock_khz, mut sms) = (None, None, None, None);
+    for (i, line) in text.lines().enumerate() {
+        let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| bad(path, i + 1, format!("`{}` is not a number", s.trim())))
+        };
+        match key {
+            "name" => name = Some(rest.trim().to_string()),
+            "cc" => {
+                let (a, b) = rest.trim().split_once(' ').unwrap_or((rest, ""));
+                cc = Some((num(a)?, num(b)?));
+            }
+            "clock_khz" => clock_khz = Some(num(rest)?),
+            "sms" => sms = Some(num(rest)?),
+            _ => {}
+        }
+    }
+    let missing = |what: &str| bad(path, 1, format!("no `{what}` line"));
+    let device = Device {
+        name: name.ok_or_else(|| missing("name"))?,
+        cc: cc.ok_or_else(|| missing("cc"))?,
+        clock_khz: clock_khz.ok_or_else(|| missing("clock_khz"))?,
+        sms: sms.ok_or_else(|| missing("sms"))?,
+    };
+    if device.clock_khz == 0 {
+        return Err(bad(path, 1, "a clock of 0 kHz"));
+    }
+    Ok(device)
+}
+
+/// Reads a `times.txt`: a line `NNNN MS` per run.
+fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    let mut ms = vec![f64::NAN; runs];
+    for (i, line) in text.lines().enumerate() {
+        let mut w = line.split_whitespace();
+        let (Some(n), Some(v)) = (w.next(), w.next()) else {
+            continue;
+        };
+        let n: usize = n
+            .parse()
+            .map_err(|_| bad(path, i + 1, format!("`{n}` is not a run")))?;
+        let v: f64 = v
+            .parse()
+            .map_err(|_| bad(path, i + 1, format!("`{v}` is not a time")))?;
+        if n >= runs {
+            return Err(bad(path, i + 1, format!("run {n} is not in the kit")));
+        }
+        ms[n] = v;
+    }
+    if let Some(n) = ms.iter().position(|v| v.is_nan()) {
+        return Err(bad(
+            path,
+            1,
+            format!("no time for run {n:04}: did run_kit finish?"),
+        ));
+    }
+    Ok(ms)
+}
+
+impl CardResults {
+    /// Reads a kit and a card's results of it from `dir/results`.
+    pub fn load(dir: &Path) -> Result<CardResults> {
+        let (fast, launches) = read_manifest(dir)?;
+        let results = dir.join("results");
+        if !results.is_dir() {
+            return Err(Error::File {
+                path: results.display().to_string(),
+                msg: "no results: run the kit on a card first (`cc -std=c99 -O2 -o run_kit \
+                      run_kit.c -ldl && ./run_kit` in the kit's directory)"
+                    .into(),
+            });
+        }
+        let device = read_device(&results.join("device.txt"))?;
+        let ms = read_times(&results.join("times.txt"), launches.len())?;
+        let mut outs = Vec::with_capacity(launches.len());
+        for (i, l) in launches.iter().enumerate() {
+            let p = results.join(format!("{i:04}.out"));
+            let data = std::fs::read(&p).map_err(|e| io(&p, e))?;
+            let want = l.buffers.first().map_or(0, |b| b.bytes);
+            if data.len() as u64 != want {
+                return Err(Error::File {
+                    path: p.display().to_string(),
+                    msg: format!("{} bytes where the kernel's out has {want}", data.len()),
+                });
+            }
+            outs.push(data);
+        }
+        Ok(CardResults {
+            dir: dir.to_path_buf(),
+            device,
+            fast,
+            launches,
+            outs,
+            ms,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch() -> Launch {
+        Launch {
+            file: "latency.sass".into(),
+            kernel: "latency".into(),
+            cubin: vec![0x7f, b'E', b'L', b'F', 1, 2, 3],
+            grid: [26, 1, 1],
+            block: [512, 1, 1],
+            param_size: 0x14,
+            buffers: vec![
+                Buffer {
+                    bytes: 8,
+                    chase: false,
+                },
+                Buffer {
+                    bytes: 256,
+                    chase: true,
+                },
+            ],
+            params: vec![
+                Param::Pointer {
+                    offset: 0,
+                    buffer: 0,
+                },
+                Param::Pointer {
+                    offset: 8,
+                    buffer: 1,
+                },
+                Param::Word {
+                    offset: 16,
+                    value: 32,
+                },
+            ],
+        }
+    }
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("keplersim-kit-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// What the model stored, put where a card's results go.
+    fn as_card(dir: &Path) {
+        let r = dir.join("results");
+        std::fs::create_dir_all(&r).unwrap();
+        for e in std::fs::read_dir(dir.join("model")).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), r.join(e.file_name())).unwrap();
+        }
+        std::fs::write(
+            r.join("device.txt"),
+            "name Tesla K20m\ncc 3 5\nclock_khz 705500\nsms 13\n",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_kit_reads_back_as_it_was_written() {
+        let dir = scratch("roundtrip");
+        let mut kit = Kit::new(true);
+        kit.push(launch(), vec![1, 0, 0, 0, 9, 0, 0, 0], 705_000);
+        kit.write(&dir, 705.0).unwrap();
+        as_card(&dir);
+        let card = CardResults::load(&dir).unwrap();
+        assert!(card.fast);
+        assert_eq!(card.launches.len(), 1);
+        let (a, b) = (&card.launches[0], launch());
+        assert_eq!(
+            (&a.file, &a.kernel, &a.cubin, a.grid, a.block, a.param_size),
+            (&b.file, &b.kernel, &b.cubin, b.grid, b.block, b.param_size)
+        );
+        assert_eq!((&a.buffers, &a.params), (&b.buffers, &b.params));
+        assert_eq!(card.outs[0], vec![1, 0, 0, 0, 9, 0, 0, 0]);
+        assert!((card.ms[0] - 1.0).abs() < 1e-12, "{}", card.ms[0]);
+        assert_eq!(card.device.cc, (3, 5));
+        assert_eq!(card.device.clock_khz, 705_500);
+        assert!(std::fs::read_to_string(dir.join("run_kit.c"))
+            .unwrap()
+            .contains("cuLaunchKernel"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_kit_or_missing_results_say_what_and_where() {
+        let dir = scratch("damaged");
+        let mut kit = Kit::new(false);
+        kit.push(launch(), vec![0; 8], 100);
+        kit.write(&dir, 705.0).unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("results") && e.contains("run_kit"), "{e}");
+        as_card(&dir);
+        // A short out buffer.
+        std::fs::write(dir.join("results/0000.out"), [0u8; 4]).unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("0000.out") && e.contains("4 bytes"), "{e}");
+        std::fs::write(dir.join("results/0000.out"), [0u8; 8]).unwrap();
+        // A time missing.
+        std::fs::write(dir.join("results/times.txt"), "").unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("no time for run 0000"), "{e}");
+        // A manifest word out of place, named by its line.
+        let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
+        std::fs::write(dir.join("kit.txt"), m.replace("param word", "param wrd")).unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("kit.txt:9") && e.contains("`wrd`"), "{e}");
+        // Another version.
+        std::fs::write(
+            dir.join("kit.txt"),
+            m.replace("keplersim-kit 1", "keplersim-kit 7"),
+        )
+        .unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("version 7"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
