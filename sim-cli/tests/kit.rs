@@ -19,6 +19,22 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
+/// A scratch directory with a kit of the suite (`--fast`) in `kit/`: the
+/// directory, the kit, and what `bench micro --kit` said on stderr.
+fn made_kit(tag: &str) -> (PathBuf, PathBuf, String) {
+    let dir = scratch(tag);
+    let kit = dir.join("kit");
+    let (ok, _, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--kit",
+        &kit.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    (dir, kit, err)
+}
+
 /// Compiles C with the machine's `cc` (which the Rust toolchain links with).
 fn cc(args: &[&str]) {
     let out = Command::new("cc").args(args).output().expect("cc runs");
@@ -74,16 +90,7 @@ fn manifest(kit: &Path) -> Vec<Run> {
 
 #[test]
 fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
-    let dir = scratch("e2e");
-    let kit = dir.join("kit");
-    let (ok, _, err) = keplersim(&[
-        "bench",
-        "micro",
-        "--fast",
-        "--kit",
-        &kit.display().to_string(),
-    ]);
-    assert!(ok, "{err}");
+    let (dir, kit, err) = made_kit("e2e");
     assert!(err.contains("run_kit"), "the kit says how to run it: {err}");
     let runs = manifest(&kit);
     assert!(runs.len() > 500, "{} runs", runs.len());
@@ -189,11 +196,8 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
 
 #[test]
 fn a_kit_that_is_not_this_suites_or_has_no_results_says_so() {
-    let dir = scratch("stale");
-    let kit = dir.join("kit");
+    let (dir, kit, _) = made_kit("stale");
     let k = kit.display().to_string();
-    let (ok, _, err) = keplersim(&["bench", "micro", "--fast", "--kit", &k]);
-    assert!(ok, "{err}");
     let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
     assert!(!ok);
     assert!(
@@ -229,16 +233,7 @@ fn a_kit_that_is_not_this_suites_or_has_no_results_says_so() {
 
 #[test]
 fn the_kits_cubins_are_ones_nvidias_cuobjdump_reads() {
-    let dir = scratch("cuobjdump");
-    let kit = dir.join("kit");
-    let (ok, _, err) = keplersim(&[
-        "bench",
-        "micro",
-        "--fast",
-        "--kit",
-        &kit.display().to_string(),
-    ]);
-    assert!(ok, "{err}");
+    let (dir, kit, _) = made_kit("cuobjdump");
     // The first kernel of each template.
     let runs = manifest(&kit);
     let mut seen = std::collections::BTreeSet::new();
