@@ -183,6 +183,8 @@ fn micro(
     let rows = match kit {
         None => micro::suite(&workspace(), &cfg, fast)?,
         Some(dir) => {
+            // Before the suite's seconds: a directory that cannot be made says so now.
+            std::fs::create_dir_all(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
             let (rows, k) = micro::suite_with_kit(&workspace(), &cfg, fast)?;
             k.write(dir, cfg.chip.clock_mhz)?;
             eprintln!(
