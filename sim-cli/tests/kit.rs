@@ -167,10 +167,12 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     ]);
     assert!(ok, "{err}\n{out}");
     assert!(out.contains("keplersim test driver (no GPU)"), "{out}");
-    let rows: Vec<serde_json::Value> =
+    let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let rows = report["rows"].as_array().expect("rows");
     assert!(rows.len() > 500, "{} rows", rows.len());
-    for r in &rows {
+    assert_eq!(report["device"]["cc"], serde_json::json!([3, 5]));
+    for r in rows {
         let (card, model) = (r["card"].as_f64().unwrap(), r["model"].as_f64().unwrap());
         assert!(
             (card - model).abs() <= 1e-6 * model.abs().max(1.0),
@@ -191,6 +193,33 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
         out.contains("the card is in band in"),
         "the summary counts the rows held to a figure: {out}"
     );
+    // Each reading's row tells its values apart (by more than 10%), and a
+    // card that stores what the model did is nearer the configuration's.
+    let readings = report["readings"].as_array().expect("readings");
+    assert_eq!(readings.len(), 3);
+    for r in readings {
+        let figures = r["figures"].as_array().expect("figures");
+        let own = figures[0][1].as_f64().expect("a figure");
+        for f in &figures[1..] {
+            let other = f[1].as_f64().expect("a figure");
+            assert!(
+                (other - own).abs() > 0.1 * own,
+                "{}: {own} against {other}",
+                r["field"]
+            );
+        }
+        let line = out
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .starts_with(r["field"].as_str().expect("a field"))
+            })
+            .expect("a line per reading");
+        assert!(
+            line.ends_with(&format!("nearer {}", figures[0][0])),
+            "{line}"
+        );
+    }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

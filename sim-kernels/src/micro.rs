@@ -1228,3 +1228,82 @@ pub fn card_table(rows: &[Compared]) -> String {
     }
     t
 }
+
+/// A reading of the model that one prediction row tells apart on a card: the
+/// configuration field, the row, and the row's figure on the model under
+/// each value the field is read with.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Reading {
+    pub field: &'static str,
+    pub row: &'static str,
+    /// (the field's value, the row's figure on the model under it); the
+    /// configuration's own value first.
+    pub figures: Vec<(u32, f64)>,
+}
+
+impl Reading {
+    /// The value whose figure is nearest `card`'s.
+    pub fn nearest(&self, card: f64) -> Option<u32> {
+        self.figures
+            .iter()
+            .min_by(|a, b| (a.1 - card).abs().total_cmp(&(b.1 - card).abs()))
+            .map(|f| f.0)
+    }
+}
+
+/// The readings that rest on no measurement and the prediction row that
+/// would settle each (docs/microbenchmarks.md), with the values each is read
+/// with.
+const READINGS: [(&str, &str, [u32; 2]); 3] = [
+    (
+        "conflict_holds_warp",
+        "FFMA 2-way, no shared operand, 2 warps/scheduler",
+        [1, 0],
+    ),
+    (
+        "reuse_warps",
+        "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+        [2, 0],
+    ),
+    ("global_lsu_bytes", "LDS.64 beside LD.E (1 in 9)", [32, 128]),
+];
+
+/// The field `name` of `t`.
+fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut u32> {
+    match name {
+        "conflict_holds_warp" => Some(&mut t.conflict_holds_warp),
+        "reuse_warps" => Some(&mut t.reuse_warps),
+        "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
+        _ => None,
+    }
+}
+
+/// Each reading's row on the model under `config` (`rows`, its suite) and
+/// under the field's other value (the suite run again with only that field
+/// changed).
+pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Result<Vec<Reading>> {
+    let figure = |rows: &[Row], name: &str| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .map(|r| r.simulated)
+            .ok_or_else(|| fail!("the suite has no row `{name}`"))
+    };
+    let mut out = Vec::new();
+    for (name, row, values) in READINGS {
+        let mut c = *config;
+        let own = *field(&mut c.timing, name).ok_or_else(|| fail!("no field {name}"))?;
+        let mut figures = vec![(own, figure(rows, row)?)];
+        for v in values.into_iter().filter(|&v| v != own) {
+            if let Some(f) = field(&mut c.timing, name) {
+                *f = v;
+            }
+            figures.push((v, figure(&suite(root, &c, fast)?, row)?));
+        }
+        out.push(Reading {
+            field: name,
+            row,
+            figures,
+        });
+    }
+    Ok(out)
+}
