@@ -130,8 +130,17 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     ]);
     let (status, err) = run_kit(&kit, Some(&fake), &log);
     assert_eq!(status, 0, "{err}");
-    let launches = std::fs::read_to_string(&log).expect("the driver's log");
-    let launches: Vec<&str> = launches.lines().collect();
+    let driver_log = std::fs::read_to_string(&log).expect("the driver's log");
+    // The card set as the model: 48 KB shared (prefer shared), 8-byte banks.
+    let calls: Vec<&str> = driver_log
+        .lines()
+        .filter(|l| !l.starts_with("launch"))
+        .collect();
+    assert_eq!(calls, ["cache_config 1", "shared_mem_config 2"]);
+    let launches: Vec<&str> = driver_log
+        .lines()
+        .filter(|l| l.starts_with("launch"))
+        .collect();
     assert_eq!(launches.len(), 2 * runs.len());
     for (i, (kernel, grid, block, words)) in runs.iter().enumerate() {
         for l in &launches[2 * i..2 * i + 2] {

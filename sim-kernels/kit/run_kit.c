@@ -36,6 +36,9 @@ typedef unsigned long long CUdeviceptr;
 
 /* The driver API's values this program uses (cuda.h, stable since CUDA 4). */
 enum {
+    CACHE_PREFER_SHARED = 1,  /* 48 KB shared, 16 KB L1 */
+    SHARED_FOUR_BYTE_BANKS = 1,
+    SHARED_EIGHT_BYTE_BANKS = 2,
     ATTR_CLOCK_RATE = 13,     /* kHz */
     ATTR_SM_COUNT = 16,
     ATTR_CC_MAJOR = 75,
@@ -51,6 +54,8 @@ static struct {
     CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
     CUresult (*DeviceGetName)(char *, int, CUdevice);
     CUresult (*CtxCreate)(CUcontext *, unsigned, CUdevice);
+    CUresult (*CtxSetCacheConfig)(int);
+    CUresult (*CtxSetSharedMemConfig)(int);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleUnload)(CUmodule);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -96,6 +101,8 @@ static void load_driver(void) {
     SYM(DeviceGetAttribute, "cuDeviceGetAttribute");
     SYM(DeviceGetName, "cuDeviceGetName");
     SYM(CtxCreate, "cuCtxCreate_v2");
+    SYM(CtxSetCacheConfig, "cuCtxSetCacheConfig");
+    SYM(CtxSetSharedMemConfig, "cuCtxSetSharedMemConfig");
     SYM(ModuleLoadData, "cuModuleLoadData");
     SYM(ModuleUnload, "cuModuleUnload");
     SYM(ModuleGetFunction, "cuModuleGetFunction");
@@ -177,7 +184,7 @@ int main(void) {
     CUcontext ctx;
     CUevent start, stop;
     char name[256];
-    int major, minor, clock_khz, sms, runs, i;
+    int major, minor, clock_khz, sms, runs, bank_bytes, i;
 
     kit = fopen("kit.txt", "r");
     if (!kit)
@@ -188,6 +195,10 @@ int main(void) {
         die(1, "kit.txt: a kit of another version; make it again with this keplersim");
     token(kit, "fast", -1);
     (void)number(kit, -1);
+    token(kit, "shared_bank_bytes", -1);
+    bank_bytes = (int)number(kit, -1);
+    if (bank_bytes != 4 && bank_bytes != 8)
+        die(1, "kit.txt: shared banks of %d bytes (4 or 8)", bank_bytes);
     token(kit, "runs", -1);
     runs = (int)number(kit, -1);
 
@@ -203,6 +214,11 @@ int main(void) {
         die(2, "device 0 (%s) is compute capability %d.%d; the kit's sm_35 code runs on 3.5 "
                "and 3.7 only", name, major, minor);
     check(cu.CtxCreate(&ctx, 0, device), "cuCtxCreate");
+    /* As the model: 48 KB of shared memory, banks of the kit's width. */
+    check(cu.CtxSetCacheConfig(CACHE_PREFER_SHARED), "cuCtxSetCacheConfig");
+    check(cu.CtxSetSharedMemConfig(bank_bytes == 8 ? SHARED_EIGHT_BYTE_BANKS
+                                                   : SHARED_FOUR_BYTE_BANKS),
+          "cuCtxSetSharedMemConfig");
     check(cu.EventCreate(&start, 0), "cuEventCreate");
     check(cu.EventCreate(&stop, 0), "cuEventCreate");
 
@@ -211,8 +227,8 @@ int main(void) {
     dev = fopen("results/device.txt", "w");
     if (!dev)
         die(1, "results/device.txt: %s", strerror(errno));
-    fprintf(dev, "name %s\ncc %d %d\nclock_khz %d\nsms %d\n", name, major, minor, clock_khz,
-            sms);
+    fprintf(dev, "name %s\ncc %d %d\nclock_khz %d\nsms %d\nshared_bank_bytes %d\n", name,
+            major, minor, clock_khz, sms, bank_bytes);
     fclose(dev);
     times = fopen("results/times.txt", "w");
     if (!times)

@@ -75,6 +75,7 @@ impl Launch {
 pub struct Kit {
     runs: Vec<(Launch, Vec<u8>, u64)>,
     fast: bool,
+    shared_bank_bytes: u32,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -92,11 +93,14 @@ fn bad(path: &Path, line: usize, msg: impl std::fmt::Display) -> Error {
 }
 
 impl Kit {
-    /// An empty kit of a suite run with `fast` (the shorter streaming reads).
-    pub fn new(fast: bool) -> Kit {
+    /// An empty kit of a suite run with `fast` (the shorter streaming reads)
+    /// on a model whose shared-memory banks are `shared_bank_bytes` wide (the
+    /// card is set to the same).
+    pub fn new(fast: bool, shared_bank_bytes: u32) -> Kit {
         Kit {
             runs: Vec::new(),
             fast,
+            shared_bank_bytes,
         }
     }
 
@@ -123,6 +127,7 @@ impl Kit {
         let mut manifest = String::new();
         let _ = writeln!(manifest, "keplersim-kit {VERSION}");
         let _ = writeln!(manifest, "fast {}", self.fast as u32);
+        let _ = writeln!(manifest, "shared_bank_bytes {}", self.shared_bank_bytes);
         let _ = writeln!(manifest, "runs {}", self.runs.len());
         let mut times = String::new();
         for (i, (l, out, cycles)) in self.runs.iter().enumerate() {
@@ -192,6 +197,8 @@ pub struct CardResults {
     pub device: Device,
     /// Whether the kit was made with the shorter streaming reads.
     pub fast: bool,
+    /// The shared-memory bank width the card was set to, bytes (4 or 8).
+    pub shared_bank_bytes: u32,
     pub launches: Vec<Launch>,
     /// Each run's `out` buffer, as the card left it.
     pub outs: Vec<Vec<u8>>,
@@ -260,8 +267,11 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// A kit's manifest: whether fast, the shared bank width, the launches.
+type Manifest = (bool, u32, Vec<Launch>);
+
 /// Reads a kit's manifest and cubins.
-fn read_manifest(dir: &Path) -> Result<(bool, Vec<Launch>)> {
+fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("kit.txt");
     let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
     let mut t = Tokens::new(&path, &text);
@@ -276,6 +286,15 @@ fn read_manifest(dir: &Path) -> Result<(bool, Vec<Launch>)> {
     }
     t.expect("fast")?;
     let fast = t.number::<u32>()? != 0;
+    t.expect("shared_bank_bytes")?;
+    let shared_bank_bytes: u32 = t.number()?;
+    if shared_bank_bytes != 4 && shared_bank_bytes != 8 {
+        return Err(bad(
+            &path,
+            t.line(),
+            format!("shared banks of {shared_bank_bytes} bytes (4 or 8)"),
+        ));
+    }
     t.expect("runs")?;
     let runs: usize = t.number()?;
     let mut launches = Vec::with_capacity(runs.min(1 << 16));
@@ -337,7 +356,7 @@ fn read_manifest(dir: &Path) -> Result<(bool, Vec<Launch>)> {
             params,
         });
     }
-    Ok((fast, launches))
+    Ok((fast, shared_bank_bytes, launches))
 }
 
 /// Reads `results/device.txt`.
@@ -408,7 +427,7 @@ fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
 impl CardResults {
     /// Reads a kit and a card's results of it from `dir/results`.
     pub fn load(dir: &Path) -> Result<CardResults> {
-        let (fast, launches) = read_manifest(dir)?;
+        let (fast, shared_bank_bytes, launches) = read_manifest(dir)?;
         let results = dir.join("results");
         if !results.is_dir() {
             return Err(Error::File {
@@ -437,6 +456,7 @@ impl CardResults {
             dir: dir.to_path_buf(),
             device,
             fast,
+            shared_bank_bytes,
             launches,
             outs,
             ms,
@@ -507,12 +527,13 @@ mod tests {
     #[test]
     fn a_kit_reads_back_as_it_was_written() {
         let dir = scratch("roundtrip");
-        let mut kit = Kit::new(true);
+        let mut kit = Kit::new(true, 8);
         kit.push(launch(), vec![1, 0, 0, 0, 9, 0, 0, 0], 705_000);
         kit.write(&dir, 705.0).unwrap();
         as_card(&dir);
         let card = CardResults::load(&dir).unwrap();
         assert!(card.fast);
+        assert_eq!(card.shared_bank_bytes, 8);
         assert_eq!(card.launches.len(), 1);
         let (a, b) = (&card.launches[0], launch());
         assert_eq!(
@@ -533,7 +554,7 @@ mod tests {
     #[test]
     fn a_damaged_kit_or_missing_results_say_what_and_where() {
         let dir = scratch("damaged");
-        let mut kit = Kit::new(false);
+        let mut kit = Kit::new(false, 4);
         kit.push(launch(), vec![0; 8], 100);
         kit.write(&dir, 705.0).unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();
@@ -552,7 +573,7 @@ mod tests {
         let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
         std::fs::write(dir.join("kit.txt"), m.replace("param word", "param wrd")).unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();
-        assert!(e.contains("kit.txt:9") && e.contains("`wrd`"), "{e}");
+        assert!(e.contains("kit.txt:10") && e.contains("`wrd`"), "{e}");
         // Another version.
         std::fs::write(
             dir.join("kit.txt"),

@@ -523,7 +523,10 @@ pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<R
     let s = Suite {
         dir: root.join("traces/micro"),
         config: *config,
-        target: Target::Record(RefCell::new(Kit::new(fast))),
+        target: Target::Record(RefCell::new(Kit::new(
+            fast,
+            config.timing.shared_bank_bytes,
+        ))),
         next: Cell::new(0),
     };
     let rows = suite_rows(&s, config, fast)?;
@@ -534,12 +537,14 @@ pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<R
 }
 
 /// The suite's figures from a card's results of its kit instead of the
-/// model's runs, derived by the same code, at the card's clock. The rows
+/// model's runs, derived by the same code, at the card's clock and the
+/// kit's shared bank width. The rows
 /// that read the model's own counters are left out; the bands are the K20m's
 /// and the model's parameters, as on the model.
 pub fn suite_on_card(root: &Path, config: &Config, card: CardResults) -> Result<Vec<Row>> {
     let mut config = *config;
     config.chip.clock_mhz = card.device.clock_khz as f64 / 1e3;
+    config.timing.shared_bank_bytes = card.shared_bank_bytes;
     let (dir, fast, runs) = (card.dir.clone(), card.fast, card.launches.len());
     let (rows, used) = run_suite(root, &config, fast, Target::Card(card))?;
     if used != runs {
