@@ -247,34 +247,7 @@ fn micro_card(config: Option<&Path>, json: Option<&Path>, dir: &Path) -> Result<
         held.len(),
         held.iter().filter(|&&ok| ok).count()
     );
-    println!("the readings these rows settle (the card; the model under each value of the field):");
-    for r in &readings {
-        let Some(card) = on_card
-            .iter()
-            .find(|c| c.name == r.row)
-            .map(|c| c.simulated)
-        else {
-            continue;
-        };
-        let under: Vec<String> = r
-            .figures
-            .iter()
-            .map(|(v, f)| format!("{v}: {f:.2}"))
-            .collect();
-        println!(
-            "  {:<20} {:<50} card {card:.2}; {}; nearer {}",
-            r.field,
-            r.row,
-            under.join(", "),
-            r.nearest(card).map_or("-".into(), |v| v.to_string())
-        );
-    }
-    if let Some(l2) = on_card.iter().find(|c| c.name == "LD (L2 hit)") {
-        println!(
-            "  {:<20} {:<50} card {:.1} cycles; the model's {}",
-            "l2_latency", l2.name, l2.simulated, cfg.timing.l2_latency
-        );
-    }
+    print!("{}", micro::readings_table(&readings, &on_card, &cfg));
     if let Some(p) = json {
         let s = serde_json::to_string_pretty(&serde_json::json!({
             "device": {"name": d.name, "cc": [d.cc.0, d.cc.1], "clock_khz": d.clock_khz, "sms": d.sms},

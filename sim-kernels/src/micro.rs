@@ -1312,3 +1312,43 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
     }
     Ok(out)
 }
+
+/// What the card says of each reading, as `keplersim bench micro --card`
+/// prints it: the row's figure on the card, on the model under each value
+/// of the field, and the value the card is nearer; then the L2 hit the card
+/// measured beside `l2_latency`.
+pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> String {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "the readings these rows settle (the card; the model under each value of the field):"
+    );
+    let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
+    for r in readings {
+        let Some(v) = on_card(r.row) else {
+            continue;
+        };
+        let under: Vec<String> = r
+            .figures
+            .iter()
+            .map(|(value, f)| format!("{value}: {f:.2}"))
+            .collect();
+        let _ = writeln!(
+            t,
+            "  {:<20} {:<50} card {v:.2}; {}; nearer {}",
+            r.field,
+            r.row,
+            under.join(", "),
+            r.nearest(v).map_or("-".into(), |n| n.to_string())
+        );
+    }
+    if let Some(v) = on_card("LD (L2 hit)") {
+        let _ = writeln!(
+            t,
+            "  {:<20} {:<50} card {v:.1} cycles; the model's {}",
+            "l2_latency", "LD (L2 hit)", config.timing.l2_latency
+        );
+    }
+    t
+}
