@@ -520,16 +520,8 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
 /// Runs the suite on the model and records every launch into a kit for a
 /// card ([`Kit::write`] writes it out).
 pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<Row>, Kit)> {
-    let s = Suite {
-        dir: root.join("traces/micro"),
-        config: *config,
-        target: Target::Record(RefCell::new(Kit::new(
-            fast,
-            config.timing.shared_bank_bytes,
-        ))),
-        next: Cell::new(0),
-    };
-    let rows = suite_rows(&s, config, fast)?;
+    let kit = Kit::new(fast, config.timing.shared_bank_bytes);
+    let (rows, s) = run_suite(root, config, fast, Target::Record(RefCell::new(kit)))?;
     match s.target {
         Target::Record(kit) => Ok((rows, kit.into_inner())),
         Target::Model | Target::Card(_) => Err(fail!("the suite lost its kit")),
@@ -546,7 +538,8 @@ pub fn suite_on_card(root: &Path, config: &Config, card: CardResults) -> Result<
     config.chip.clock_mhz = card.device.clock_khz as f64 / 1e3;
     config.timing.shared_bank_bytes = card.shared_bank_bytes;
     let (dir, fast, runs) = (card.dir.clone(), card.fast, card.launches.len());
-    let (rows, used) = run_suite(root, &config, fast, Target::Card(card))?;
+    let (rows, s) = run_suite(root, &config, fast, Target::Card(card))?;
+    let used = s.next.get();
     if used != runs {
         return Err(fail!(
             "{}: the kit has {runs} runs where this keplersim's suite has {used}: make the kit \
@@ -557,13 +550,14 @@ pub fn suite_on_card(root: &Path, config: &Config, card: CardResults) -> Result<
     Ok(rows)
 }
 
-/// Runs the suite on `target`; gives back the rows and the number of runs.
+/// Runs the suite on `target`; gives back the rows and the suite (its
+/// target and the number of runs it made).
 fn run_suite(
     root: &Path,
     config: &Config,
     fast: bool,
     target: Target,
-) -> Result<(Vec<Row>, usize)> {
+) -> Result<(Vec<Row>, Suite)> {
     let s = Suite {
         dir: root.join("traces/micro"),
         config: *config,
@@ -571,7 +565,7 @@ fn run_suite(
         next: Cell::new(0),
     };
     let rows = suite_rows(&s, config, fast)?;
-    Ok((rows, s.next.get()))
+    Ok((rows, s))
 }
 
 /// The suite's rows, each run on `s`'s target.
@@ -1117,6 +1111,12 @@ pub fn out_of_band(rows: &[Row]) -> usize {
     rows.iter().filter(|r| !r.ok).count()
 }
 
+/// Whether a table prints the row: of the control-byte sweep's predictions,
+/// only the bytes 0x00-0x0f and 0x20-0x2f.
+fn printed(group: &str, name: &str, prediction: bool) -> bool {
+    !(group == "ctrl" && prediction && !(name.starts_with("0x2") || name.starts_with("0x0")))
+}
+
 /// The rows as the table `keplersim bench micro` prints, a line each (with
 /// its newline) after a heading. Of the control-byte sweep's predictions,
 /// only the bytes 0x00-0x0f and 0x20-0x2f are printed (the JSON has all).
@@ -1129,10 +1129,7 @@ pub fn table(rows: &[Row]) -> String {
         "group", "benchmark", "measured", "simulated", "error", "unit", "kind"
     );
     for r in rows {
-        if r.group == "ctrl"
-            && r.kind == Kind::Prediction
-            && !(r.name.starts_with("0x2") || r.name.starts_with("0x0"))
-        {
+        if !printed(r.group, &r.name, r.kind == Kind::Prediction) {
             continue;
         }
         let _ = writeln!(
@@ -1203,10 +1200,7 @@ pub fn card_table(rows: &[Compared]) -> String {
         "group", "benchmark", "held to", "card", "model", "model-card", "unit"
     );
     for r in rows {
-        if r.group == "ctrl"
-            && r.card_ok.is_none()
-            && !(r.name.starts_with("0x2") || r.name.starts_with("0x0"))
-        {
+        if !printed(r.group, &r.name, r.card_ok.is_none()) {
             continue;
         }
         let diff = if r.card != 0.0 {
