@@ -50,7 +50,8 @@ pub enum BenchCmd {
     /// 8x8 variant) at each size, fully simulated and checked bit for bit;
     /// prints the README's table.
     Sgemm {
-        /// Sizes m = n = k (multiples of 192).
+        /// Sizes m = n = k: multiples of 192 (the 8x8 kernel, whose tile is
+        /// 128, runs only at multiples of 384).
         #[arg(long, value_delimiter = ',', default_value = "768,1536,3072")]
         sizes: Vec<i64>,
         /// The machine configuration (default: the K20m, as

@@ -34,8 +34,8 @@ pub fn run(
         rule += "---|";
     }
     println!("{head}\n{rule}");
-    for (ki, (name, _)) in KERNELS.iter().enumerate() {
-        let mut line = format!("| {name} |");
+    for (ki, k) in KERNELS.iter().enumerate() {
+        let mut line = format!("| {} |", k.name);
         for &n in sizes {
             match ladder::find(&rows, ki, n) {
                 Some(r) => line += &format!(" {:.0} ({:.1}%) |", r.gflops, r.percent_of_peak),
@@ -43,6 +43,17 @@ pub fn run(
             }
         }
         println!("{line}");
+    }
+    let skipped: Vec<String> = KERNELS
+        .iter()
+        .filter(|k| sizes.iter().any(|n| n % k.tile != 0))
+        .map(|k| format!("{} ({}-row tile)", k.name, k.tile))
+        .collect();
+    if !skipped.is_empty() {
+        println!(
+            "\n`-`: not run, the kernel's tile does not divide the size: {}.",
+            skipped.join(", ")
+        );
     }
     println!(
         "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {}), m = n = k, simulated on {}; every C checked bit for bit.",

@@ -12,17 +12,40 @@ use sim_core::timing::Stepping;
 
 use crate::{workload, Error};
 
-/// The kernels of the table, in ladder order: (row name, cubin under
-/// `traces/sgemm`).
-pub const KERNELS: [(&str, &str); 7] = [
-    ("baseline", "ladder/baseline.cubin"),
-    ("+Reg", "ladder/reg.cubin"),
-    ("+LD128", "ladder/ld128.cubin"),
-    ("+LDG128", "ladder/ldg128.cubin"),
-    ("+Dual (the paper's bytes)", "ladder/paper.cubin"),
-    ("tuned (sgemm.cubin)", "sgemm.cubin"),
-    ("8x8, tuned (sgemm8x8.cubin)", "sgemm8x8.cubin"),
+/// A kernel of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Kernel {
+    /// Its row's name.
+    pub name: &'static str,
+    /// Its cubin, under `traces/sgemm`.
+    pub cubin: &'static str,
+    /// The side of its block's tile of C: m, n and k must be multiples.
+    pub tile: i64,
+}
+
+const fn kernel(name: &'static str, cubin: &'static str, tile: i64) -> Kernel {
+    Kernel { name, cubin, tile }
+}
+
+/// The kernels of the table, in ladder order.
+pub const KERNELS: [Kernel; 7] = [
+    kernel("baseline", "ladder/baseline.cubin", LADDER_TILE),
+    kernel("+Reg", "ladder/reg.cubin", LADDER_TILE),
+    kernel("+LD128", "ladder/ld128.cubin", LADDER_TILE),
+    kernel("+LDG128", "ladder/ldg128.cubin", LADDER_TILE),
+    kernel(
+        "+Dual (the paper's bytes)",
+        "ladder/paper.cubin",
+        LADDER_TILE,
+    ),
+    kernel("tuned (sgemm.cubin)", "sgemm.cubin", LADDER_TILE),
+    kernel("8x8, tuned (sgemm8x8.cubin)", "sgemm8x8.cubin", 128),
 ];
+
+/// The tile of the ladder's kernels and the tuned one (12x12 per thread):
+/// every size of the table is a multiple of it. A kernel with another tile
+/// runs only at the sizes it divides.
+pub const LADDER_TILE: i64 = 192;
 
 /// The index in [`KERNELS`] of the tuned kernel, `+Dual` re-tuned on the
 /// model.
@@ -106,10 +129,12 @@ pub fn run_one(
     })
 }
 
-/// Runs every kernel of [`KERNELS`] (under `dir`) at every size on `jobs`
-/// threads, the biggest first so that the jobs finish together, calling
-/// `done` with each row as it finishes. The rows come back in the order they
-/// finished; the first error, if any, instead.
+/// Runs every kernel of [`KERNELS`] (under `dir`) at every size its tile
+/// divides on `jobs` threads, the biggest first so that the jobs finish
+/// together, calling `done` with each row as it finishes. The rows come back
+/// in the order they finished; the first error, if any, instead. A size that
+/// is not a positive multiple of [`LADDER_TILE`] is refused before anything
+/// runs.
 pub fn run_all(
     dir: &Path,
     sizes: &[i64],
@@ -117,10 +142,21 @@ pub fn run_all(
     jobs: usize,
     done: &(dyn Fn(&Row) + Sync),
 ) -> Result<Vec<Row>, Error> {
+    if sizes.is_empty() {
+        return Err(Error::Run("no sizes: give at least one".into()));
+    }
+    if let Some(n) = sizes.iter().find(|&&n| n <= 0 || n % LADDER_TILE != 0) {
+        return Err(Error::Run(format!(
+            "size {n}: m = n = k must be a positive multiple of the ladder's \
+             {LADDER_TILE}-row tile (192, 384, ..., 1536, ...)"
+        )));
+    }
     let mut work: Vec<(usize, usize)> = Vec::new();
-    for (ki, _) in KERNELS.iter().enumerate() {
-        for (si, _) in sizes.iter().enumerate() {
-            work.push((ki, si));
+    for (ki, k) in KERNELS.iter().enumerate() {
+        for (si, &n) in sizes.iter().enumerate() {
+            if n % k.tile == 0 {
+                work.push((ki, si));
+            }
         }
     }
     // Biggest first, so that the jobs finish together.
@@ -133,8 +169,8 @@ pub fn run_all(
             s.spawn(|| loop {
                 let next = queue.lock().unwrap().pop();
                 let Some((ki, si)) = next else { break };
-                let (name, cubin) = KERNELS[ki];
-                match run_one(dir, name, cubin, sizes[si], config) {
+                let k = KERNELS[ki];
+                match run_one(dir, k.name, k.cubin, sizes[si], config) {
                     Ok(row) => {
                         done(&row);
                         rows.lock().unwrap().push(row);
@@ -155,7 +191,7 @@ pub fn run_all(
 /// The row of `rows` for kernel `KERNELS[ki]` at `size`, if it ran.
 pub fn find(rows: &[Row], ki: usize, size: i64) -> Option<&Row> {
     rows.iter()
-        .find(|r| r.kernel == KERNELS[ki].0 && r.size == size)
+        .find(|r| r.kernel == KERNELS[ki].name && r.size == size)
 }
 
 /// The model's gain of `KERNELS[ki + 1]` over `KERNELS[ki]` at `size` (0.27 =

@@ -60,8 +60,8 @@ fn every_step_and_block_is_a_variant_and_nothing_else() {
 
 fn row(ki: usize, size: i64, gflops: f64, passed: bool) -> Row {
     Row {
-        kernel: KERNELS[ki].0.to_string(),
-        cubin: KERNELS[ki].1.to_string(),
+        kernel: KERNELS[ki].name.to_string(),
+        cubin: KERNELS[ki].cubin.to_string(),
         size,
         cycles: 0,
         milliseconds: 0.0,
@@ -99,14 +99,49 @@ fn the_gains_are_each_step_over_the_one_before() {
 #[test]
 fn a_ladder_kernel_runs_to_a_checked_c() {
     let dir = root().join("traces/sgemm");
-    let (name, cubin) = KERNELS[4];
-    let r = ladder::run_one(&dir, name, cubin, 192, &Config::default()).unwrap();
+    let k = KERNELS[4];
+    let r = ladder::run_one(&dir, k.name, k.cubin, 192, &Config::default()).unwrap();
     assert!(r.passed, "{r:?}");
     assert!(r.cycles > 0 && r.gflops > 0.0, "{r:?}");
     assert!(
         r.percent_of_peak > 0.0 && r.percent_of_peak < 100.0,
         "{r:?}"
     );
-    let e = ladder::run_one(&dir, name, "nothing.cubin", 192, &Config::default()).unwrap_err();
+    let e = ladder::run_one(&dir, k.name, "nothing.cubin", 192, &Config::default()).unwrap_err();
     assert!(e.to_string().contains("nothing.launch.ron"), "{e}");
+}
+
+#[test]
+fn the_table_refuses_a_size_off_the_tile_and_skips_a_kernel_it_does_not_fit() {
+    let dir = root().join("traces/sgemm");
+    let config = Config::default();
+    for sizes in [&[100][..], &[0], &[-192], &[192, 200], &[]] {
+        let ran = std::sync::atomic::AtomicUsize::new(0);
+        let e = ladder::run_all(&dir, sizes, &config, 1, &|_| {
+            ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            ran.into_inner(),
+            0,
+            "{sizes:?} ran something before refusing"
+        );
+        assert!(
+            e.contains("192-row tile") || e.contains("no sizes"),
+            "{sizes:?}: {e}"
+        );
+    }
+    // 192 is no multiple of the 8x8 kernel's 128-row tile: every other
+    // kernel runs, and that one is left out, not failed.
+    let rows = ladder::run_all(&dir, &[192], &config, 2, &|_| {}).unwrap();
+    for (ki, k) in KERNELS.iter().enumerate() {
+        assert_eq!(
+            ladder::find(&rows, ki, 192).is_some(),
+            k.tile == ladder::LADDER_TILE,
+            "{}",
+            k.name
+        );
+    }
+    assert!(rows.iter().all(|r| r.passed));
 }
