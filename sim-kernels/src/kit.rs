@@ -273,7 +273,13 @@ type Manifest = (bool, u32, Vec<Launch>);
 /// Reads a kit's manifest and cubins.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("kit.txt");
-    let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::File {
+            path: dir.display().to_string(),
+            msg: "not a kit (no kit.txt): `keplersim bench micro --kit DIR` makes one".into(),
+        },
+        _ => io(&path, e),
+    })?;
     let mut t = Tokens::new(&path, &text);
     t.expect("keplersim-kit")?;
     let version: u32 = t.number()?;
@@ -411,6 +417,13 @@ fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
             .map_err(|_| bad(path, i + 1, format!("`{v}` is not a time")))?;
         if n >= runs {
             return Err(bad(path, i + 1, format!("run {n} is not in the kit")));
+        }
+        if !(v.is_finite() && v > 0.0) {
+            return Err(bad(
+                path,
+                i + 1,
+                format!("run {n:04} took {v} ms: a launch takes a positive, finite time"),
+            ));
         }
         ms[n] = v;
     }
@@ -557,6 +570,10 @@ mod tests {
         let mut kit = Kit::new(false, 4);
         kit.push(launch(), vec![0; 8], 100);
         kit.write(&dir, 705.0).unwrap();
+        let e = CardResults::load(&dir.join("model"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a kit (no kit.txt)"), "{e}");
         let e = CardResults::load(&dir).unwrap_err().to_string();
         assert!(e.contains("results") && e.contains("run_kit"), "{e}");
         as_card(&dir);
@@ -569,6 +586,15 @@ mod tests {
         std::fs::write(dir.join("results/times.txt"), "").unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();
         assert!(e.contains("no time for run 0000"), "{e}");
+        // A time no launch can take.
+        for t in ["0", "-1.5", "nan", "inf"] {
+            std::fs::write(dir.join("results/times.txt"), format!("0000 {t}\n")).unwrap();
+            let e = CardResults::load(&dir).unwrap_err().to_string();
+            assert!(
+                e.contains("times.txt:1") && e.contains("positive, finite"),
+                "{t}: {e}"
+            );
+        }
         // A manifest word out of place, named by its line.
         let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
         std::fs::write(dir.join("kit.txt"), m.replace("param word", "param wrd")).unwrap();
