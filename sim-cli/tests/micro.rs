@@ -73,6 +73,47 @@ fn the_microbenchmarks_stay_in_their_bands() {
     );
 }
 
+/// docs/microbenchmarks.md quotes the table: its summary line, and under
+/// *Figures* the model's value of each row, are what `bench micro --fast`
+/// prints now.
+#[test]
+fn the_figures_docs_quote_are_the_tables() {
+    let (out, rows) = micro(&root().join("configs/k20m.ron"), "docs");
+    let doc = std::fs::read_to_string(root().join("docs/microbenchmarks.md")).unwrap();
+    let summary = doc
+        .lines()
+        .find(|l| l.contains(" rows: ") && l.contains("out of band"))
+        .expect("the summary line in docs/microbenchmarks.md");
+    assert!(
+        out.contains(summary),
+        "docs/microbenchmarks.md says `{summary}`; the table:\n{out}"
+    );
+    let figures = doc
+        .split("## Figures")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Figures section");
+    let mut quoted = 0;
+    for line in figures.lines().filter(|l| l.starts_with("| ")).skip(2) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        // Each number of the model's cell is some row's simulated figure, to
+        // the decimals quoted.
+        for n in cells[2].split([',', '/', ' ']).filter(|w| !w.is_empty()) {
+            let v: f64 = n.parse().unwrap_or_else(|_| panic!("`{n}` in `{line}`"));
+            let decimals = n.split('.').nth(1).map_or(0, str::len) as i32;
+            let scale = 10f64.powi(decimals);
+            assert!(
+                rows.iter().any(|r| r["simulated"]
+                    .as_f64()
+                    .is_some_and(|s| (s * scale).round() == (v * scale).round())),
+                "docs/microbenchmarks.md quotes {n} in `{line}`; no row of the table gives it"
+            );
+            quoted += 1;
+        }
+    }
+    assert!(quoted >= 20, "{quoted} figures quoted");
+}
+
 #[test]
 fn a_bad_config_value_names_file_line_and_field() {
     let dir = std::env::temp_dir().join(format!("keplersim-cfg-{}", std::process::id()));

@@ -1,0 +1,104 @@
+//! The figures README.md and docs/sgemm.md quote are the model's: the main
+//! job's report as the quick tour shows it, and the ladder's table at 1536
+//! (GFlop/s, percent of peak, each step's gain and the whole ladder's). Each
+//! is taken again here, so a change to the model that moves one fails until
+//! the pages say the new figure. (The 3072 column is left to `bench sgemm`:
+//! its seven runs take minutes.)
+
+use keplersim_tests::{keplersim, root};
+use sim_core::config::Config;
+use sim_kernels::ladder::{self, KERNELS, PAPER};
+
+fn page(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The lines of the first ```text block after the line `$ COMMAND` in
+/// `text`.
+fn quoted_output<'a>(text: &'a str, command: &str) -> Vec<&'a str> {
+    let mut lines = text.lines();
+    lines
+        .by_ref()
+        .find(|l| l.trim() == format!("$ {command}"))
+        .unwrap_or_else(|| panic!("no `$ {command}`"));
+    lines.take_while(|l| !l.starts_with("```")).collect()
+}
+
+#[test]
+fn the_quick_tours_report_is_the_main_jobs() {
+    let r = keplersim(&["run", "traces/sgemm/sgemm.cubin"]);
+    assert!(r.ok, "{}", r.stderr);
+    for (rel, command) in [
+        ("README.md", "keplersim run traces/sgemm/sgemm.cubin"),
+        (
+            "docs/sgemm.md",
+            "cargo run --release -p sim-cli -- run traces/sgemm/sgemm.cubin --config configs/k20m.ron",
+        ),
+    ] {
+        let text = page(rel);
+        let quoted = quoted_output(&text, command);
+        assert!(quoted.len() >= 5, "{rel}: {quoted:?}");
+        for line in quoted {
+            // An abridged line (`...` at its end) is quoted up to there, and
+            // the host's times are the host's.
+            let shown = line.trim_end().trim_end_matches("...").trim_end();
+            let shown = shown.split(" blocks: ").next().unwrap_or(shown);
+            assert!(
+                r.stdout.lines().any(|l| l.starts_with(shown)),
+                "{rel} quotes `{line}`; the run prints:\n{}",
+                r.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn the_ladders_figures_at_1536_are_the_models() {
+    let dir = root().join("traces/sgemm");
+    let rows = ladder::run_all(&dir, &[1536], &Config::default(), 2, &|_| {}).unwrap();
+    assert!(rows.iter().all(|r| r.passed), "{rows:?}");
+    let readme = page("README.md");
+    let sgemm = page("docs/sgemm.md");
+    let has = |text: &str, rel: &str, want: &str| {
+        assert!(text.contains(want), "{rel} does not say `{want}`");
+    };
+    let row = |ki: usize| ladder::find(&rows, ki, 1536).unwrap();
+    // docs/sgemm.md's table of every kernel, and its steps beside the paper.
+    for (ki, k) in KERNELS.iter().enumerate() {
+        let r = row(ki);
+        let cell = format!(
+            "| {} | {:.0} ({:.1}%) |",
+            k.name, r.gflops, r.percent_of_peak
+        );
+        has(&sgemm, "docs/sgemm.md", &cell);
+    }
+    for (i, (step, _, _)) in PAPER.iter().enumerate() {
+        let g = ladder::step_gain(&rows, i, 1536).unwrap() * 100.0;
+        let gain = format!("| {g:+.1}% |");
+        assert!(
+            sgemm
+                .lines()
+                .any(|l| l.starts_with(&format!("| {step} | ")) && l.contains(&gain)),
+            "docs/sgemm.md has no row `{step}` with `{gain}`"
+        );
+        // README's table gives the GFlop/s the gain is between.
+        let (a, b) = (row(i).gflops, row(i + 1).gflops);
+        let arrow = if i == 0 {
+            format!("{g:+.1}% ({a:.0} -> {b:.0} GFlop/s)")
+        } else {
+            format!("{g:+.1}% ({a:.0} -> {b:.0})")
+        };
+        has(&readme, "README.md", &format!("| {step} | "));
+        has(&readme, "README.md", &arrow);
+    }
+    let all = format!("{:.2}x", ladder::ladder_gain(&rows, 1536).unwrap());
+    has(&readme, "README.md", &format!("| all | 2.6x | {all} |"));
+    has(
+        &sgemm,
+        "docs/sgemm.md",
+        &format!("| baseline to +Dual | 2.6x | {all} |"),
+    );
+    let tuned = format!("{:.1}% of peak at 1536", row(ladder::TUNED).percent_of_peak);
+    has(&readme, "README.md", &tuned);
+    has(&sgemm, "docs/sgemm.md", &tuned);
+}
