@@ -68,6 +68,17 @@ pub enum BenchCmd {
         /// the paper's gains) as SVG here.
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<PathBuf>,
+        /// Also write every run into DIR as a kit for a real sm_35 card: the
+        /// cubins, A, B and C, how each is launched, the model's C and time,
+        /// and run_kit.c, which runs them with NVIDIA's driver alone
+        /// (docs/sgemm.md)
+        #[arg(long, value_name = "DIR", conflicts_with = "card")]
+        kit: Option<PathBuf>,
+        /// Print a card's results of a kit (DIR/results, written by run_kit)
+        /// beside the model's, each C checked against the model's, and the
+        /// ladder's gains on the card; runs nothing on the model
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["sizes", "jobs", "plot", "config"])]
+        card: Option<PathBuf>,
     },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
@@ -137,14 +148,20 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             jobs,
             json,
             plot,
-        } => crate::ladder::run(
-            &workspace().join("traces/sgemm"),
-            &sizes,
-            config.as_deref(),
-            jobs,
-            json.as_ref(),
-            plot.as_deref(),
-        ),
+            kit,
+            card,
+        } => match card {
+            Some(dir) => crate::ladder::card(&dir, json.as_deref()),
+            None => crate::ladder::run(
+                &workspace().join("traces/sgemm"),
+                &sizes,
+                config.as_deref(),
+                jobs,
+                json.as_ref(),
+                plot.as_deref(),
+                kit.as_deref(),
+            ),
+        },
         BenchCmd::Micro {
             config,
             json,
@@ -187,13 +204,7 @@ fn micro(
             // Before the suite's seconds: a directory that cannot be made says so now.
             std::fs::create_dir_all(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
             let (rows, k) = micro::suite_with_kit(&workspace(), &cfg, fast)?;
-            k.write(dir, cfg.chip.clock_mhz)?;
-            eprintln!(
-                "kit: {} kernels in {}; beside an sm_35 card, `cc -std=c99 -O2 -o run_kit run_kit.c -ldl && ./run_kit` there, then `keplersim bench micro --card {}`",
-                k.launches().count(),
-                dir.display(),
-                dir.display()
-            );
+            write_kit(&k, dir, &cfg)?;
             rows
         }
     };
@@ -215,6 +226,23 @@ fn micro(
     if check && out > 0 {
         bail!("{out} microbenchmark figures are out of their bands");
     }
+    Ok(())
+}
+
+/// Writes kit `k` into `dir` and says what to do with it.
+pub fn write_kit(
+    k: &sim_kernels::kit::Kit,
+    dir: &Path,
+    cfg: &sim_core::config::Config,
+) -> Result<()> {
+    k.write(dir, cfg.chip.clock_mhz)?;
+    eprintln!(
+        "kit: {} kernels in {}; beside an sm_35 card, `cc -std=c99 -O2 -o run_kit run_kit.c -ldl && ./run_kit` there, then `keplersim bench {} --card {}`",
+        k.launches().count(),
+        dir.display(),
+        k.suite(),
+        dir.display()
+    );
     Ok(())
 }
 

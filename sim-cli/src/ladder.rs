@@ -15,9 +15,10 @@ pub fn run(
     jobs: usize,
     json: Option<&PathBuf>,
     plot: Option<&Path>,
+    kit: Option<&Path>,
 ) -> Result<()> {
     let config = crate::run::load_config(config_path)?;
-    let rows = ladder::run_all(dir, sizes, &config, jobs, &|row| {
+    let done = |row: &ladder::Row| {
         eprintln!(
             "{} at {}: {:.1} GFlop/s, {} ({:.0} s)",
             row.kernel,
@@ -26,7 +27,17 @@ pub fn run(
             if row.passed { "C bit-exact" } else { "C WRONG" },
             row.wall_seconds
         );
-    })?;
+    };
+    let rows = match kit {
+        None => ladder::run_all(dir, sizes, &config, jobs, &done)?,
+        Some(kit_dir) => {
+            // Before the runs' minutes: a directory that cannot be made says so now.
+            std::fs::create_dir_all(kit_dir).with_context(|| format!("{}", kit_dir.display()))?;
+            let (rows, k) = ladder::run_all_with_kit(dir, sizes, &config, jobs, &done)?;
+            crate::bench::write_kit(&k, kit_dir, &config)?;
+            rows
+        }
+    };
     let mut head = "| kernel |".to_string();
     let mut rule = "|---|".to_string();
     for n in sizes {
@@ -69,12 +80,7 @@ pub fn run(
     }
     println!("{head}\n{rule}");
     for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
-        let paper = if lo == hi {
-            format!("about {:.0}%", lo * 100.0)
-        } else {
-            format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0)
-        };
-        let mut line = format!("| {step} | {paper} |");
+        let mut line = format!("| {step} | {} |", paper_range(*lo, *hi));
         for &n in sizes {
             match ladder::step_gain(&rows, i, n) {
                 Some(g) => line += &format!(" {:+.1}% |", g * 100.0),
@@ -118,4 +124,111 @@ pub fn run(
         bail!("C differs from the reference: {}", wrong.join(", "));
     }
     Ok(())
+}
+
+/// `keplersim bench sgemm --card DIR`: a card's results of a kit beside the
+/// model's, and the ladder's gains on each.
+pub fn card(dir: &Path, json: Option<&Path>) -> Result<()> {
+    let card = sim_kernels::kit::CardResults::load(dir)?;
+    let rows = ladder::card_rows(&card)?;
+    let d = &card.device;
+    println!(
+        "card: {} (sm_{}{}, {} SMs, {:.1} MHz), the {} runs of the kit in {}",
+        d.name,
+        d.cc.0,
+        d.cc.1,
+        d.sms,
+        d.clock_khz as f64 / 1e3,
+        rows.len(),
+        dir.display()
+    );
+    let model = sim_core::config::Config::default();
+    if d.sms != model.chip.sms {
+        println!(
+            "note: the card has {} SMs where the model (configs/k20m.ron) has {}: whole-grid \
+             GFlop/s compare only as far as the grid's waves do",
+            d.sms, model.chip.sms
+        );
+    }
+    println!("\n| kernel | size | card GFlop/s | model GFlop/s | model against card | C |");
+    println!("|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:+.1}% | {} |",
+            r.kernel,
+            r.size,
+            r.card_gflops,
+            r.model_gflops,
+            // (A difference below the table's last digit prints as +0.0%.)
+            ((r.model_gflops / r.card_gflops - 1.0) * 1000.0).round() / 10.0 + 0.0,
+            match r.c_differs {
+                0 => "the model's, bit for bit".to_string(),
+                1 => "1 element differs from the model's".to_string(),
+                n => format!("{n} elements differ from the model's"),
+            }
+        );
+    }
+    // Each step's gain on the card and on the model, beside the paper's.
+    let mut sizes: Vec<i64> = rows.iter().map(|r| r.size).collect();
+    sizes.dedup();
+    let gflops = |name: &str, n: i64, card: bool| {
+        rows.iter()
+            .find(|r| r.kernel == name && r.size == n)
+            .map(|r| if card { r.card_gflops } else { r.model_gflops })
+    };
+    let gain = |i: usize, n: i64, card: bool| {
+        Some(gflops(KERNELS[i + 1].name, n, card)? / gflops(KERNELS[i].name, n, card)? - 1.0)
+    };
+    let mut head = "\n| step | paper (K20m) |".to_string();
+    let mut rule = "|---|---|".to_string();
+    for n in &sizes {
+        head += &format!(" card, {n} | model, {n} |");
+        rule += "---|---|";
+    }
+    println!("{head}\n{rule}");
+    let cell = |g: Option<f64>| g.map_or(" - |".to_string(), |g| format!(" {:+.1}% |", g * 100.0));
+    for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
+        let mut line = format!("| {step} | {} |", paper_range(*lo, *hi));
+        for &n in &sizes {
+            line += &cell(gain(i, n, true));
+            line += &cell(gain(i, n, false));
+        }
+        println!("{line}");
+    }
+    let mut line = format!("| all, baseline to +Dual | {PAPER_ALL:.1}x |");
+    for &n in &sizes {
+        for on_card in [true, false] {
+            let g = (0..PAPER.len()).try_fold(1.0, |f, i| Some(f * (1.0 + gain(i, n, on_card)?)));
+            line += &g.map_or(" - |".to_string(), |g| format!(" {g:.2}x |"));
+        }
+    }
+    println!("{line}");
+    if let Some(p) = json {
+        let s = serde_json::to_string_pretty(&serde_json::json!({
+            "device": {"name": d.name, "cc": [d.cc.0, d.cc.1], "clock_khz": d.clock_khz, "sms": d.sms},
+            "rows": rows,
+        }))?;
+        std::fs::write(p, s + "\n").with_context(|| format!("{}", p.display()))?;
+    }
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|r| r.c_differs > 0)
+        .map(|r| format!("{} at {}", r.kernel, r.size))
+        .collect();
+    if !wrong.is_empty() {
+        bail!(
+            "the card's C differs from the model's (which is the CPU reference's, bit for bit): {}",
+            wrong.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The paper's gain of a step as the tables write it.
+fn paper_range(lo: f64, hi: f64) -> String {
+    if lo == hi {
+        format!("about {:.0}%", lo * 100.0)
+    } else {
+        format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0)
+    }
 }

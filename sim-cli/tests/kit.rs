@@ -1,8 +1,8 @@
-//! The microbenchmark kit for a real card, end to end where there is no
-//! card: `keplersim bench micro --kit DIR` writes it; its `run_kit.c` is built
-//! with the machine's C compiler and run against a stand-in for NVIDIA's
-//! driver (`fixtures/fake_libcuda.c`) that hands back what each kernel stored
-//! on the model; `keplersim bench micro --card DIR` must then derive every
+//! The kits for a real card, end to end where there is no card: `keplersim
+//! bench micro --kit DIR` (or `bench sgemm --kit DIR`) writes one; its
+//! `run_kit.c` is built with the machine's C compiler and run against a
+//! stand-in for NVIDIA's driver (`fixtures/fake_libcuda.c`) that hands back
+//! what each kernel stored on the model; `--card DIR` must then derive every
 //! figure the model gives. What a card would add, the kernels' running on
 //! it, is the one part no test here can take.
 
@@ -43,6 +43,41 @@ fn cc(args: &[&str]) {
         "cc {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Builds `run_kit` in `kit` as its instructions say, warnings as errors.
+fn build_run_kit(kit: &Path) {
+    let k = kit.display().to_string();
+    cc(&[
+        "-std=c99",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-o",
+        &format!("{k}/run_kit"),
+        &format!("{k}/run_kit.c"),
+        "-ldl",
+    ]);
+}
+
+/// Builds the stand-in driver into `dir/fake/libcuda.so.1`; gives `dir/fake`.
+fn fake_driver(dir: &Path) -> PathBuf {
+    let fake = dir.join("fake");
+    std::fs::create_dir_all(&fake).expect("fake dir");
+    cc(&[
+        "-shared",
+        "-fPIC",
+        "-O2",
+        "-o",
+        &fake.join("libcuda.so.1").display().to_string(),
+        &root()
+            .join("sim-cli/tests/fixtures/fake_libcuda.c")
+            .display()
+            .to_string(),
+    ]);
+    fake
 }
 
 /// Runs `run_kit` in `kit`, with the stand-in driver in `fake` when given.
@@ -97,44 +132,21 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
 
     // The kit's C program builds cleanly, and says so when there is no driver.
     let k = kit.display().to_string();
-    cc(&[
-        "-std=c99",
-        "-O2",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-o",
-        &format!("{k}/run_kit"),
-        &format!("{k}/run_kit.c"),
-        "-ldl",
-    ]);
+    build_run_kit(&kit);
     let log = dir.join("launches.log");
     let (status, err) = run_kit(&kit, None, &log);
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("no CUDA driver (libcuda.so.1)"), "{err}");
 
     // On the stand-in driver: every kernel launched twice as the manifest says.
-    let fake = dir.join("fake");
-    std::fs::create_dir_all(&fake).expect("fake dir");
-    cc(&[
-        "-shared",
-        "-fPIC",
-        "-O2",
-        "-o",
-        &fake.join("libcuda.so.1").display().to_string(),
-        &root()
-            .join("sim-cli/tests/fixtures/fake_libcuda.c")
-            .display()
-            .to_string(),
-    ]);
+    let fake = fake_driver(&dir);
     let (status, err) = run_kit(&kit, Some(&fake), &log);
     assert_eq!(status, 0, "{err}");
     let driver_log = std::fs::read_to_string(&log).expect("the driver's log");
     // The card set as the model: 48 KB shared (prefer shared), 8-byte banks.
     let calls: Vec<&str> = driver_log
         .lines()
-        .filter(|l| !l.starts_with("launch"))
+        .filter(|l| !l.starts_with("launch") && !l.starts_with("htod"))
         .collect();
     assert_eq!(calls, ["cache_config 1", "shared_mem_config 2"]);
     let launches: Vec<&str> = driver_log
@@ -285,5 +297,137 @@ fn the_kits_cubins_are_ones_nvidias_cuobjdump_reads() {
         }
     }
     assert!(seen.len() >= 6, "{seen:?}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// `bench sgemm --kit`: the ladder's kernels with their A, B and C, run by
+/// `run_kit` (each buffer uploaded from its file before each launch), then
+/// `bench sgemm --card`: the card's GFlop/s and gains beside the model's, and
+/// each C held to the model's.
+#[test]
+fn an_sgemm_kit_on_a_card_gives_the_models_table_and_checks_each_c() {
+    let dir = scratch("sgemm");
+    let kit = dir.join("kit");
+    let k = kit.display().to_string();
+    let (ok, table, err) = keplersim(&[
+        "bench", "sgemm", "--sizes", "192,384", "--jobs", "2", "--kit", &k,
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("bench sgemm --card"), "{err}");
+    let text = std::fs::read_to_string(kit.join("kit.txt")).expect("kit.txt");
+    assert!(text.starts_with("keplersim-kit 2\nsuite sgemm\n"), "{text}");
+    // By size, in ladder order; the 8x8 kernel only where its tile fits.
+    let labels: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("run "))
+        .map(|l| l.split_whitespace().nth(2).expect("a label"))
+        .collect();
+    assert_eq!(labels.len(), 13, "{labels:?}");
+    assert_eq!(labels[0], "ladder/baseline.cubin@192");
+    assert_eq!(labels[6], "ladder/baseline.cubin@384");
+    assert_eq!(labels[12], "sgemm8x8.cubin@384");
+    // Each run's buffers: C first (its result), then A and B, each from a
+    // file named by its digest; the same matrices are one file.
+    let files: Vec<(u64, String)> = text
+        .lines()
+        .filter(|l| l.starts_with("buffer "))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(w[2], "file", "{l}");
+            (w[1].parse().expect("bytes"), w[3].to_string())
+        })
+        .collect();
+    assert_eq!(files.len(), 3 * 13);
+    let inputs = std::fs::read_dir(kit.join("inputs"))
+        .expect("inputs")
+        .count();
+    assert_eq!(inputs, 6, "A, B and C at two sizes");
+
+    build_run_kit(&kit);
+    let fake = fake_driver(&dir);
+    let log = dir.join("launches.log");
+    let (status, err) = run_kit(&kit, Some(&fake), &log);
+    assert_eq!(status, 0, "{err}");
+    assert!(err.contains("bench sgemm --card"), "{err}");
+    // Before each of the two launches, every buffer uploaded from its file.
+    let driver_log = std::fs::read_to_string(&log).expect("the driver's log");
+    let uploads: Vec<&str> = driver_log
+        .lines()
+        .filter(|l| l.starts_with("htod"))
+        .collect();
+    assert_eq!(uploads.len(), 2 * files.len());
+    for (i, (bytes, name)) in files.iter().enumerate() {
+        let (run, b) = (i / 3, i % 3);
+        let digest = name.trim_start_matches("inputs/").trim_end_matches(".bin");
+        for launch in 0..2 {
+            assert_eq!(
+                uploads[run * 6 + launch * 3 + b],
+                format!("htod {bytes} {digest}"),
+                "run {run}, buffer {b}"
+            );
+        }
+    }
+
+    let json = dir.join("card.json");
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "sgemm",
+        "--card",
+        &k,
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert!(ok, "{err}\n{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 13);
+    for r in rows {
+        let (card, model) = (
+            r["card_gflops"].as_f64().unwrap(),
+            r["model_gflops"].as_f64().unwrap(),
+        );
+        assert!((card - model).abs() <= 1e-5 * model, "{r}");
+        assert_eq!(r["c_differs"], 0, "{r}");
+        // The model's figure is the table's.
+        let (kernel, cell) = (
+            format!("| {} |", r["kernel"].as_str().unwrap()),
+            format!(" {model:.0} ("),
+        );
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(&kernel) && l.contains(&cell)),
+            "{kernel}{cell} not in\n{table}"
+        );
+    }
+    for want in [
+        "| step | paper (K20m) | card, 192 | model, 192 | card, 384 | model, 384 |",
+        "| +Dual (the paper's bytes) | 384 |",
+        "the model's, bit for bit |",
+    ] {
+        assert!(out.contains(want), "no `{want}`:\n{out}");
+    }
+
+    // A card whose C differs from the model's in one element says so, and
+    // fails.
+    let c = kit.join("results/0002.out");
+    let mut bytes = std::fs::read(&c).expect("C");
+    bytes[40] ^= 1;
+    std::fs::write(&c, bytes).expect("C");
+    let (ok, out, err) = keplersim(&["bench", "sgemm", "--card", &k]);
+    assert!(!ok);
+    assert!(
+        out.contains("| +LD128 | 192 |") && out.contains("1 element differs"),
+        "{out}"
+    );
+    assert!(
+        err.contains("differs from the model's") && err.contains("+LD128 at 192"),
+        "{err}"
+    );
+
+    // Each suite's card reads only its own kits.
+    let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+    assert!(!ok && err.contains("a kit of `bench sgemm`"), "{err}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

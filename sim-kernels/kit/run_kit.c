@@ -1,18 +1,21 @@
-/* run_kit.c: runs keplersim's microbenchmark kit on a real Kepler card.
+/* run_kit.c: runs a keplersim kit on a real Kepler card.
  *
- * `keplersim bench micro --kit DIR` writes this file into DIR beside kit.txt
- * (what to launch) and cubins/ (the kernels, sm_35). On a Linux machine with
+ * `keplersim bench micro --kit DIR` (or `bench sgemm --kit DIR`) writes this
+ * file into DIR beside kit.txt (what to launch), cubins/ (the kernels, sm_35)
+ * and inputs/ (the buffers' starting contents). On a Linux machine with
  * an sm_35 or sm_37 card and NVIDIA's driver (no CUDA toolkit is needed: the
  * driver's libcuda.so.1 is opened at run time):
  *
  *     cd DIR && cc -std=c99 -O2 -o run_kit run_kit.c -ldl && ./run_kit
  *
  * It launches every kernel of kit.txt twice (the first warms the caches and
- * loads the code; the second is kept) and writes results/: NNNN.out (the
- * kernel's `out` buffer after the second launch), times.txt (each second
- * launch's milliseconds, by CUDA events) and device.txt (the card). Then
- * `keplersim bench micro --card DIR` derives every figure from them as it
- * does from the model's runs and prints the card beside the model.
+ * loads the code; the second is kept), setting every buffer as the kit says
+ * before each launch, and writes results/: NNNN.out (the kernel's `out`
+ * buffer after the second launch), times.txt (each second launch's
+ * milliseconds, by CUDA events) and device.txt (the card). Then `keplersim
+ * bench micro --card DIR` (or `bench sgemm --card DIR`) derives every figure
+ * from them as it does from the model's runs and prints the card beside the
+ * model.
  *
  * Exit status: 0 done, 1 a bad kit or a failed CUDA call (the message says
  * which run and call), 2 no usable driver or card. */
@@ -185,14 +188,17 @@ int main(void) {
     CUevent start, stop;
     char name[256];
     int major, minor, clock_khz, sms, runs, bank_bytes, i;
+    char suite[64];
 
     kit = fopen("kit.txt", "r");
     if (!kit)
-        die(1, "kit.txt: %s (run this in the directory `keplersim bench micro --kit` wrote)",
+        die(1, "kit.txt: %s (run this in the directory `keplersim bench ... --kit` wrote)",
             strerror(errno));
     token(kit, "keplersim-kit", -1);
-    if (number(kit, -1) != 1)
+    if (number(kit, -1) != 2)
         die(1, "kit.txt: a kit of another version; make it again with this keplersim");
+    token(kit, "suite", -1);
+    snprintf(suite, sizeof suite, "%s", token(kit, NULL, -1));
     token(kit, "fast", -1);
     (void)number(kit, -1);
     token(kit, "shared_bank_bytes", -1);
@@ -243,6 +249,7 @@ int main(void) {
         CUdeviceptr ptr[16];
         unsigned long long bytes[16];
         int chase[16];
+        void *file[16]; /* a buffer's starting contents, when a file gives them */
         unsigned char params[4096];
         char kernel[512], path[512], out_path[64];
         void *cubin, *out;
@@ -274,8 +281,19 @@ int main(void) {
             bytes[b] = number(kit, i);
             init = token(kit, NULL, i);
             chase[b] = strcmp(init, "chase") == 0;
-            if (!chase[b] && strcmp(init, "zero") != 0)
+            file[b] = NULL;
+            if (strcmp(init, "file") == 0) {
+                size_t len;
+                const char *name = token(kit, NULL, i);
+                if (strncmp(name, "inputs/", 7) != 0 || strstr(name, ".."))
+                    die(1, "kit.txt: run %d: buffer file `%s` is not one of inputs/", i, name);
+                file[b] = read_file(name, &len);
+                if ((unsigned long long)len != bytes[b])
+                    die(1, "%s: %zu bytes where run %d's buffer %d has %llu", name, len, i, b,
+                        bytes[b]);
+            } else if (!chase[b] && strcmp(init, "zero") != 0) {
                 die(1, "kit.txt: run %d: buffer init `%s`", i, init);
+            }
             if (bytes[b] == 0 || (chase[b] && bytes[b] < 4))
                 die(1, "kit.txt: run %d: buffer %d of %llu bytes", i, b, bytes[b]);
             check(cu.MemAlloc(&ptr[b], (size_t)bytes[b]), "cuMemAlloc");
@@ -310,6 +328,10 @@ int main(void) {
             void *extra[] = {LAUNCH_PARAM_BUFFER_POINTER, params, LAUNCH_PARAM_BUFFER_SIZE,
                              &param_size, LAUNCH_PARAM_END};
             for (b = 0; b < nbuf; b++) {
+                if (file[b]) {
+                    check(cu.MemcpyHtoD(ptr[b], file[b], (size_t)bytes[b]), "cuMemcpyHtoD");
+                    continue;
+                }
                 check(cu.MemsetD8(ptr[b], 0, (size_t)bytes[b]), "cuMemsetD8");
                 if (chase[b]) {
                     /* A pointer chase: the first word holds its own address's
@@ -336,8 +358,10 @@ int main(void) {
         fprintf(times, "%04d %.9g\n", i, ms);
         free(out);
         free(cubin);
-        for (b = 0; b < nbuf; b++)
+        for (b = 0; b < nbuf; b++) {
             check(cu.MemFree(ptr[b]), "cuMemFree");
+            free(file[b]);
+        }
         check(cu.ModuleUnload(module), "cuModuleUnload");
         if ((i + 1) % 100 == 0 || i + 1 == runs)
             fprintf(stderr, "run_kit: %d of %d\n", i + 1, runs);
@@ -345,6 +369,6 @@ int main(void) {
     if (fclose(times) != 0)
         die(1, "results/times.txt: %s", strerror(errno));
     fclose(kit);
-    fprintf(stderr, "run_kit: done; now `keplersim bench micro --card .` (or --card DIR)\n");
+    fprintf(stderr, "run_kit: done; now `keplersim bench %s --card .` (or --card DIR)\n", suite);
     return 0;
 }

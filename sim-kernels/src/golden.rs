@@ -104,7 +104,7 @@ pub fn config(root: &Path) -> Result<Config, Error> {
 
 /// FNV-1a, 64 bits: a digest of a buffer's bytes, to pin results without
 /// committing them.
-fn fnv64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= b as u64;

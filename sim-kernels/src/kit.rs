@@ -1,14 +1,18 @@
-//! The microbenchmark suite's hardware kit: every kernel `keplersim bench
-//! micro` runs, written out as a cubin with how it is launched, and a small C
-//! program that runs them on a real sm_35 card; then the card's results, read
-//! back so that the suite derives its figures from them exactly as it does
-//! from the model's runs (`keplersim bench micro --kit DIR`, `--card DIR`).
+//! The hardware kits: every kernel `keplersim bench micro` or `bench sgemm`
+//! runs, written out as a cubin with how it is launched, and a small C program
+//! that runs them on a real sm_35 card; then the card's results, read back so
+//! that the suite derives its figures from them exactly as it does from the
+//! model's runs (`--kit DIR`, `--card DIR`).
 //!
 //! A kit directory holds:
-//! - `kit.txt`, the manifest: a header, then for each run its template, kernel,
-//!   cubin, grid, block, parameter bytes, buffers (the first is the kernel's
-//!   `out`) and the parameters' places (a buffer's address, or a 32-bit word);
+//! - `kit.txt`, the manifest: a header (the version, the suite that made it,
+//!   the shared bank width), then for each run its label (the template, or the
+//!   cubin and size), kernel, cubin, grid, block, parameter bytes, buffers (the
+//!   first is the kernel's `out`; each starts zeroed, as a pointer chase, or
+//!   from a file of the kit) and the parameters' places (a buffer's address,
+//!   or a 32-bit word);
 //! - `cubins/NNNN.cubin`, the kernels, as the model ran them;
+//! - `inputs/`, the buffers' starting contents where they are not zero;
 //! - `model/NNNN.out` and `model/times.txt`, what each kernel stored on the
 //!   model and how long it ran there, to set beside the card's;
 //! - `run_kit.c`, the program to build and run beside a card (it needs NVIDIA's
@@ -22,7 +26,12 @@ use crate::Error;
 type Result<T> = std::result::Result<T, Error>;
 
 /// The manifest's version; `run_kit.c` refuses any other.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+
+/// The suite of `bench micro`'s kits.
+pub const MICRO: &str = "micro";
+/// The suite of `bench sgemm`'s kits.
+pub const SGEMM: &str = "sgemm";
 
 /// The C program written into every kit.
 pub const RUN_KIT_C: &str = include_str!("../kit/run_kit.c");
@@ -30,11 +39,21 @@ pub const RUN_KIT_C: &str = include_str!("../kit/run_kit.c");
 /// A buffer a kernel is launched with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Buffer {
-    /// Its size, bytes, zeroed before each launch.
+    /// Its size, bytes, set as `init` says before each launch.
     pub bytes: u64,
-    /// Whether its first word holds the low 32 bits of its own address (a
+    pub init: Init,
+}
+
+/// What a buffer holds before each launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Init {
+    /// Zeroes.
+    Zero,
+    /// Zeroes, but for its first word: the low 32 bits of its own address (a
     /// pointer chase).
-    pub chase: bool,
+    Chase,
+    /// The bytes of this file of the kit (`inputs/...`).
+    File(String),
 }
 
 /// A parameter's place in the launch's parameter bytes.
@@ -74,8 +93,11 @@ impl Launch {
 #[derive(Debug, Default)]
 pub struct Kit {
     runs: Vec<(Launch, Vec<u8>, u64)>,
+    suite: &'static str,
     fast: bool,
     shared_bank_bytes: u32,
+    /// The buffers' starting contents, by their name in the kit.
+    inputs: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -93,21 +115,38 @@ fn bad(path: &Path, line: usize, msg: impl std::fmt::Display) -> Error {
 }
 
 impl Kit {
-    /// An empty kit of a suite run with `fast` (the shorter streaming reads)
-    /// on a model whose shared-memory banks are `shared_bank_bytes` wide (the
-    /// card is set to the same).
-    pub fn new(fast: bool, shared_bank_bytes: u32) -> Kit {
+    /// An empty kit of `suite` ([`MICRO`], [`SGEMM`]) run with `fast` (the
+    /// shorter streaming reads) on a model whose shared-memory banks are
+    /// `shared_bank_bytes` wide (the card is set to the same).
+    pub fn new(suite: &'static str, fast: bool, shared_bank_bytes: u32) -> Kit {
         Kit {
             runs: Vec::new(),
+            suite,
             fast,
             shared_bank_bytes,
+            inputs: Default::default(),
         }
+    }
+
+    /// Keeps `data` as a buffer's starting contents and gives the name its
+    /// [`Init::File`] takes: the same bytes, the same file.
+    pub fn input(&mut self, data: &[u8]) -> String {
+        let name = format!("inputs/{:016x}.bin", crate::golden::fnv64(data));
+        self.inputs
+            .entry(name.clone())
+            .or_insert_with(|| data.to_vec());
+        name
     }
 
     /// Adds a launch, with what the model's run stored in its `out` buffer
     /// and the cycles the run took.
     pub fn push(&mut self, launch: Launch, out: Vec<u8>, cycles: u64) {
         self.runs.push((launch, out, cycles));
+    }
+
+    /// The suite that made it ([`MICRO`], [`SGEMM`]).
+    pub fn suite(&self) -> &'static str {
+        self.suite
     }
 
     /// The launches, in the suite's order.
@@ -120,12 +159,17 @@ impl Kit {
     /// model's cycles to the milliseconds `model/times.txt` holds.
     pub fn write(&self, dir: &Path, clock_mhz: f64) -> Result<()> {
         use std::fmt::Write;
-        for sub in ["cubins", "model"] {
+        for sub in ["cubins", "model", "inputs"] {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p).map_err(|e| io(&p, e))?;
         }
+        for (name, data) in &self.inputs {
+            let p = dir.join(name);
+            std::fs::write(&p, data).map_err(|e| io(&p, e))?;
+        }
         let mut manifest = String::new();
         let _ = writeln!(manifest, "keplersim-kit {VERSION}");
+        let _ = writeln!(manifest, "suite {}", self.suite);
         let _ = writeln!(manifest, "fast {}", self.fast as u32);
         let _ = writeln!(manifest, "shared_bank_bytes {}", self.shared_bank_bytes);
         let _ = writeln!(manifest, "runs {}", self.runs.len());
@@ -154,8 +198,11 @@ impl Kit {
                 l.params.len()
             );
             for b in &l.buffers {
-                let init = if b.chase { "chase" } else { "zero" };
-                let _ = writeln!(manifest, "buffer {} {init}", b.bytes);
+                let _ = match &b.init {
+                    Init::Zero => writeln!(manifest, "buffer {} zero", b.bytes),
+                    Init::Chase => writeln!(manifest, "buffer {} chase", b.bytes),
+                    Init::File(f) => writeln!(manifest, "buffer {} file {f}", b.bytes),
+                };
             }
             for p in &l.params {
                 let _ = match p {
@@ -180,6 +227,101 @@ impl Kit {
     }
 }
 
+/// A launch file's run as a kit launches it: `r` (resolved) of kernel
+/// `r.kernel` of `cubin` (its bytes `image`), labelled `label`. The buffer
+/// the launch file checks goes first (the kit's `out`); a buffer that starts
+/// other than zeroed starts from a file of `kit`. Each parameter is placed
+/// where the cubin's parameter table says: a buffer's address, or its value
+/// in 32-bit words.
+pub fn launch_of(
+    kit: &mut Kit,
+    label: &str,
+    cubin: &sim_isa::cubin::Cubin,
+    image: &[u8],
+    r: &sim_core::launch::Resolved,
+) -> Result<Launch> {
+    use sim_core::launch::{pack_params, spec::Arg};
+    let fail = |msg: String| Error::Run(format!("{label}: {msg}"));
+    let load = sim_core::program::LoadOptions {
+        unbounded_stack: r.stack_size,
+    };
+    let mut global = sim_core::mem::GlobalMem::with_mode(r.memory);
+    let prog = sim_core::program::Program::load_with(cubin, &r.kernel, &mut global, &load)
+        .map_err(|e| fail(e.to_string()))?;
+    // The checked buffer first: its contents after the launch are the result.
+    let out = r
+        .checks
+        .first()
+        .and_then(|c| r.buffers.iter().position(|b| b.name == c.buffer))
+        .unwrap_or(0);
+    let mut order: Vec<usize> = (0..r.buffers.len()).collect();
+    order.retain(|&i| i != out);
+    order.insert(0, out);
+    if r.buffers.is_empty() {
+        return Err(fail(
+            "the launch has no buffer to read a result from".into(),
+        ));
+    }
+    if r.dims.dynamic_shared != 0 {
+        return Err(fail(
+            "a kit launches with no dynamic shared memory; this launch asks for some".into(),
+        ));
+    }
+    let buffers = order
+        .iter()
+        .map(|&i| {
+            let data = &r.buffers[i].data;
+            Buffer {
+                bytes: data.len() as u64,
+                init: if data.iter().all(|&b| b == 0) {
+                    Init::Zero
+                } else {
+                    Init::File(kit.input(data))
+                },
+            }
+        })
+        .collect();
+    let bytes =
+        pack_params(r, &prog.params, prog.param_size, &|_| 0).map_err(|e| fail(e.to_string()))?;
+    let mut params = Vec::new();
+    for (a, p) in r.args.iter().zip(&prog.params) {
+        let offset = p.offset as u32;
+        match a {
+            Arg::Buffer(name) => {
+                let i = r
+                    .buffers
+                    .iter()
+                    .position(|b| &b.name == name)
+                    .ok_or_else(|| fail(format!("no buffer `{name}`")))?;
+                let buffer = order.iter().position(|&o| o == i).unwrap_or(0);
+                params.push(Param::Pointer { offset, buffer });
+            }
+            _ => {
+                for w in (0..p.size as u32).step_by(4) {
+                    let at = (offset + w) as usize;
+                    let mut word = [0u8; 4];
+                    let end = (at + 4).min(bytes.len());
+                    word[..end - at].copy_from_slice(&bytes[at..end]);
+                    params.push(Param::Word {
+                        offset: offset + w,
+                        value: u32::from_le_bytes(word),
+                    });
+                }
+            }
+        }
+    }
+    Ok(Launch {
+        file: label.to_string(),
+        kernel: r.kernel.clone(),
+        cubin: image.to_vec(),
+        grid: r.dims.grid,
+        block: r.dims.block,
+        param_size: prog.param_size,
+        buffers,
+        params,
+    })
+}
+
 /// The card a kit ran on, as `results/device.txt` names it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Device {
@@ -194,6 +336,8 @@ pub struct Device {
 #[derive(Debug)]
 pub struct CardResults {
     pub dir: PathBuf,
+    /// The suite that made the kit ([`MICRO`], [`SGEMM`]).
+    pub suite: String,
     pub device: Device,
     /// Whether the kit was made with the shorter streaming reads.
     pub fast: bool,
@@ -204,6 +348,17 @@ pub struct CardResults {
     pub outs: Vec<Vec<u8>>,
     /// Each run's milliseconds on the card (CUDA events around the launch).
     pub ms: Vec<f64>,
+    /// Each run's milliseconds on the model, as the kit recorded them.
+    pub model_ms: Vec<f64>,
+}
+
+impl CardResults {
+    /// What run `i` stored on the model (its `out` buffer), as the kit
+    /// recorded it.
+    pub fn model_out(&self, i: usize) -> Result<Vec<u8>> {
+        let p = self.dir.join(format!("model/{i:04}.out"));
+        std::fs::read(&p).map_err(|e| io(&p, e))
+    }
 }
 
 /// A whitespace-separated manifest being read, with its line for messages.
@@ -267,8 +422,13 @@ impl<'a> Tokens<'a> {
     }
 }
 
-/// A kit's manifest: whether fast, the shared bank width, the launches.
-type Manifest = (bool, u32, Vec<Launch>);
+/// A kit's manifest.
+struct Manifest {
+    suite: String,
+    fast: bool,
+    shared_bank_bytes: u32,
+    launches: Vec<Launch>,
+}
 
 /// Reads a kit's manifest and cubins.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
@@ -290,6 +450,8 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
             format!("a kit of version {version}; this keplersim reads {VERSION}: make it again"),
         ));
     }
+    t.expect("suite")?;
+    let suite = t.next()?.to_string();
     t.expect("fast")?;
     let fast = t.number::<u32>()? != 0;
     t.expect("shared_bank_bytes")?;
@@ -328,12 +490,23 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
         for _ in 0..nbuf {
             t.expect("buffer")?;
             let bytes: u64 = t.number()?;
-            let chase = match t.next()? {
-                "zero" => false,
-                "chase" => true,
+            let init = match t.next()? {
+                "zero" => Init::Zero,
+                "chase" => Init::Chase,
+                "file" => {
+                    let f = t.next()?;
+                    if !f.starts_with("inputs/") || f.contains("..") {
+                        return Err(bad(
+                            &path,
+                            t.line(),
+                            format!("`{f}`: a buffer's file is one of the kit's inputs/"),
+                        ));
+                    }
+                    Init::File(f.to_string())
+                }
                 w => return Err(bad(&path, t.line(), format!("buffer init `{w}`"))),
             };
-            buffers.push(Buffer { bytes, chase });
+            buffers.push(Buffer { bytes, init });
         }
         let mut params = Vec::new();
         for _ in 0..nparam {
@@ -362,7 +535,12 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
             params,
         });
     }
-    Ok((fast, shared_bank_bytes, launches))
+    Ok(Manifest {
+        suite,
+        fast,
+        shared_bank_bytes,
+        launches,
+    })
 }
 
 /// Reads `results/device.txt`.
@@ -440,7 +618,12 @@ fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
 impl CardResults {
     /// Reads a kit and a card's results of it from `dir/results`.
     pub fn load(dir: &Path) -> Result<CardResults> {
-        let (fast, shared_bank_bytes, launches) = read_manifest(dir)?;
+        let Manifest {
+            suite,
+            fast,
+            shared_bank_bytes,
+            launches,
+        } = read_manifest(dir)?;
         let results = dir.join("results");
         if !results.is_dir() {
             return Err(Error::File {
@@ -452,6 +635,7 @@ impl CardResults {
         }
         let device = read_device(&results.join("device.txt"))?;
         let ms = read_times(&results.join("times.txt"), launches.len())?;
+        let model_ms = read_times(&dir.join("model/times.txt"), launches.len())?;
         let mut outs = Vec::with_capacity(launches.len());
         for (i, l) in launches.iter().enumerate() {
             let p = results.join(format!("{i:04}.out"));
@@ -467,12 +651,14 @@ impl CardResults {
         }
         Ok(CardResults {
             dir: dir.to_path_buf(),
+            suite,
             device,
             fast,
             shared_bank_bytes,
             launches,
             outs,
             ms,
+            model_ms,
         })
     }
 }
@@ -492,11 +678,11 @@ mod tests {
             buffers: vec![
                 Buffer {
                     bytes: 8,
-                    chase: false,
+                    init: Init::Zero,
                 },
                 Buffer {
                     bytes: 256,
-                    chase: true,
+                    init: Init::Chase,
                 },
             ],
             params: vec![
@@ -540,7 +726,7 @@ mod tests {
     #[test]
     fn a_kit_reads_back_as_it_was_written() {
         let dir = scratch("roundtrip");
-        let mut kit = Kit::new(true, 8);
+        let mut kit = Kit::new(MICRO, true, 8);
         kit.push(launch(), vec![1, 0, 0, 0, 9, 0, 0, 0], 705_000);
         kit.write(&dir, 705.0).unwrap();
         as_card(&dir);
@@ -565,9 +751,41 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_from_a_file_is_one_file_of_the_kit_however_many_runs_use_it() {
+        let dir = scratch("inputs");
+        let mut kit = Kit::new(SGEMM, false, 8);
+        let data = vec![7u8; 8];
+        for _ in 0..2 {
+            let mut l = launch();
+            l.buffers[0].init = Init::File(kit.input(&data));
+            kit.push(l, data.clone(), 10);
+        }
+        kit.write(&dir, 705.0).unwrap();
+        let files: Vec<_> = std::fs::read_dir(dir.join("inputs")).unwrap().collect();
+        assert_eq!(files.len(), 1);
+        as_card(&dir);
+        let card = CardResults::load(&dir).unwrap();
+        assert_eq!(card.suite, SGEMM);
+        let Init::File(f) = &card.launches[1].buffers[0].init else {
+            panic!("{:?}", card.launches[1].buffers[0]);
+        };
+        assert_eq!(std::fs::read(dir.join(f)).unwrap(), data);
+        assert_eq!(card.model_out(1).unwrap(), data);
+        // A file outside the kit's inputs/ is refused, with its line.
+        let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
+        std::fs::write(dir.join("kit.txt"), m.replace(f.as_str(), "inputs/../../x")).unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains("kit.txt:7") && e.contains("one of the kit's inputs/"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_damaged_kit_or_missing_results_say_what_and_where() {
         let dir = scratch("damaged");
-        let mut kit = Kit::new(false, 4);
+        let mut kit = Kit::new(MICRO, false, 4);
         kit.push(launch(), vec![0; 8], 100);
         kit.write(&dir, 705.0).unwrap();
         let e = CardResults::load(&dir.join("model"))
@@ -599,11 +817,11 @@ mod tests {
         let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
         std::fs::write(dir.join("kit.txt"), m.replace("param word", "param wrd")).unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();
-        assert!(e.contains("kit.txt:10") && e.contains("`wrd`"), "{e}");
+        assert!(e.contains("kit.txt:11") && e.contains("`wrd`"), "{e}");
         // Another version.
         std::fs::write(
             dir.join("kit.txt"),
-            m.replace("keplersim-kit 1", "keplersim-kit 7"),
+            m.replace("keplersim-kit 2", "keplersim-kit 7"),
         )
         .unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();

@@ -10,6 +10,7 @@ use sim_core::config::Config;
 use sim_core::launch;
 use sim_core::timing::Stepping;
 
+use crate::kit::{self, Kit, Launch};
 use crate::{workload, Error};
 
 /// A kernel of the table.
@@ -80,6 +81,10 @@ pub struct Row {
     pub wall_seconds: f64,
 }
 
+/// A run as a kit records it: the launch, what the model left in its `out`
+/// buffer (C), and the cycles it took.
+type KitRun = (Launch, Vec<u8>, u64);
+
 /// Runs kernel `kernel` (its `cubin` under `dir`, with the launch file beside
 /// it) at m = n = k = `size` on `config`.
 pub fn run_one(
@@ -89,6 +94,18 @@ pub fn run_one(
     size: i64,
     config: &Config,
 ) -> Result<Row, Error> {
+    run_recorded(dir, kernel, cubin, size, config, None).map(|(row, _)| row)
+}
+
+/// [`run_one`], also giving the run as `kit` records it when there is one.
+fn run_recorded(
+    dir: &Path,
+    kernel: &str,
+    cubin: &str,
+    size: i64,
+    config: &Config,
+    kit: Option<&Mutex<Kit>>,
+) -> Result<(Row, Option<KitRun>), Error> {
     let cubin_path = dir.join(cubin);
     let launch_path = cubin_path.with_extension("launch.ron");
     let sets: Vec<(String, i64)> = ["m", "n", "k"]
@@ -102,6 +119,23 @@ pub fn run_one(
         .unwrap_or_default();
     let read = workload::reader(&read_dir);
     let c = workload::read_cubin(&cubin_path)?;
+    let launch = match kit {
+        Some(kit) => {
+            let image = std::fs::read(&cubin_path).map_err(|e| Error::File {
+                path: cubin_path.display().to_string(),
+                msg: e.to_string(),
+            })?;
+            let mut kit = kit.lock().unwrap();
+            Some(kit::launch_of(
+                &mut kit,
+                &format!("{cubin}@{size}"),
+                &c,
+                &image,
+                &r,
+            )?)
+        }
+        None => None,
+    };
     let t0 = std::time::Instant::now();
     let out = launch::execute_as(&c, &r, launch::Mode::Timed(Stepping::Turns), config, &read)
         .map_err(|e| Error::Run(format!("{}: {e}", cubin_path.display())))?;
@@ -114,7 +148,18 @@ pub fn run_one(
     let gflops = flops / (ms * 1e-3) / 1e9;
     let peak = workload::peak_gflops(config, t.sms);
     let conflicts: u64 = t.stats.conflicts.iter().sum();
-    Ok(Row {
+    let recorded = launch.map(|l| {
+        // The checked buffer, which the kit's launch has first.
+        let c = r
+            .checks
+            .first()
+            .and_then(|c| out.finals.iter().find(|b| b.name == c.buffer))
+            .or(out.finals.first())
+            .map(|b| b.data.clone())
+            .unwrap_or_default();
+        (l, c, t.cycles)
+    });
+    let row = Row {
         kernel: kernel.to_string(),
         cubin: cubin.to_string(),
         size,
@@ -126,7 +171,8 @@ pub fn run_one(
         conflicts_per_fp32: conflicts as f64 / t.stats.fp32.max(1) as f64,
         passed: out.passed(),
         wall_seconds: t0.elapsed().as_secs_f64(),
-    })
+    };
+    Ok((row, recorded))
 }
 
 /// Runs every kernel of [`KERNELS`] (under `dir`) at every size its tile
@@ -141,6 +187,42 @@ pub fn run_all(
     config: &Config,
     jobs: usize,
     done: &(dyn Fn(&Row) + Sync),
+) -> Result<Vec<Row>, Error> {
+    run_all_recorded(dir, sizes, config, jobs, done, None)
+}
+
+/// [`run_all`], also recording every run into a kit for a card
+/// (`keplersim bench sgemm --kit DIR`): by size, then in ladder order.
+pub fn run_all_with_kit(
+    dir: &Path,
+    sizes: &[i64],
+    config: &Config,
+    jobs: usize,
+    done: &(dyn Fn(&Row) + Sync),
+) -> Result<(Vec<Row>, Kit), Error> {
+    let kit = Mutex::new(Kit::new(kit::SGEMM, false, config.timing.shared_bank_bytes));
+    let runs = Mutex::new(Vec::new());
+    let rows = run_all_recorded(dir, sizes, config, jobs, done, Some((&kit, &runs)))?;
+    let mut kit = kit.into_inner().unwrap();
+    let mut runs = runs.into_inner().unwrap();
+    runs.sort_by_key(|(ki, si, _)| (*si, *ki));
+    for (_, _, (launch, out, cycles)) in runs {
+        kit.push(launch, out, cycles);
+    }
+    Ok((rows, kit))
+}
+
+/// Where [`run_all_recorded`] records: the kit, and each run by (kernel,
+/// size) index.
+type Recorder<'a> = (&'a Mutex<Kit>, &'a Mutex<Vec<(usize, usize, KitRun)>>);
+
+fn run_all_recorded(
+    dir: &Path,
+    sizes: &[i64],
+    config: &Config,
+    jobs: usize,
+    done: &(dyn Fn(&Row) + Sync),
+    record: Option<Recorder>,
 ) -> Result<Vec<Row>, Error> {
     if sizes.is_empty() {
         return Err(Error::Run("no sizes: give at least one".into()));
@@ -170,10 +252,14 @@ pub fn run_all(
                 let next = queue.lock().unwrap().pop();
                 let Some((ki, si)) = next else { break };
                 let k = KERNELS[ki];
-                match run_one(dir, k.name, k.cubin, sizes[si], config) {
-                    Ok(row) => {
+                let kit = record.map(|r| r.0);
+                match run_recorded(dir, k.name, k.cubin, sizes[si], config, kit) {
+                    Ok((row, recorded)) => {
                         done(&row);
                         rows.lock().unwrap().push(row);
+                        if let (Some((_, runs)), Some(run)) = (record, recorded) {
+                            runs.lock().unwrap().push((ki, si, run));
+                        }
                     }
                     Err(e) => {
                         error.lock().unwrap().get_or_insert(e);
@@ -225,4 +311,67 @@ pub fn wrong(rows: &[Row]) -> Vec<String> {
         .filter(|r| !r.passed)
         .map(|r| format!("{} at {}", r.kernel, r.size))
         .collect()
+}
+
+/// A kernel of the table as a card ran it from a kit (`keplersim bench sgemm
+/// --card DIR`), beside the model's run of the same launch.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CardRow {
+    pub kernel: String,
+    pub size: i64,
+    pub card_milliseconds: f64,
+    pub card_gflops: f64,
+    pub model_milliseconds: f64,
+    pub model_gflops: f64,
+    /// Elements (4 bytes) of the card's C that differ from the model's,
+    /// which the model checked bit for bit against the CPU reference.
+    pub c_differs: usize,
+}
+
+/// The rows of a card's results of a `bench sgemm` kit, in the kit's order.
+pub fn card_rows(card: &kit::CardResults) -> Result<Vec<CardRow>, Error> {
+    if card.suite != kit::SGEMM {
+        return Err(Error::Run(format!(
+            "{}: a kit of `bench {}`, not of `bench sgemm`: read it with `keplersim bench {} \
+             --card`",
+            card.dir.display(),
+            card.suite,
+            card.suite
+        )));
+    }
+    let mut rows = Vec::with_capacity(card.launches.len());
+    for (i, l) in card.launches.iter().enumerate() {
+        let bad = || {
+            Error::Run(format!(
+                "{}: run {i:04} is `{}`, no kernel of this keplersim's table at a size: make \
+                 the kit again (`keplersim bench sgemm --kit DIR`)",
+                card.dir.display(),
+                l.file
+            ))
+        };
+        let (cubin, size) = l.file.rsplit_once('@').ok_or_else(bad)?;
+        let size: i64 = size.parse().map_err(|_| bad())?;
+        let k = KERNELS.iter().find(|k| k.cubin == cubin).ok_or_else(bad)?;
+        let model = card.model_out(i)?;
+        let c = &card.outs[i];
+        let c_differs = if model.len() != c.len() {
+            c.len().max(model.len()) / 4
+        } else {
+            c.chunks(4)
+                .zip(model.chunks(4))
+                .filter(|(a, b)| a != b)
+                .count()
+        };
+        let gflops = |ms: f64| 2.0 * (size as f64).powi(3) / (ms * 1e-3) / 1e9;
+        rows.push(CardRow {
+            kernel: k.name.to_string(),
+            size,
+            card_milliseconds: card.ms[i],
+            card_gflops: gflops(card.ms[i]),
+            model_milliseconds: card.model_ms[i],
+            model_gflops: gflops(card.model_ms[i]),
+            c_differs,
+        });
+    }
+    Ok(rows)
 }

@@ -270,7 +270,7 @@ impl Suite {
         }];
         let mut kit_buffers = vec![kit::Buffer {
             bytes: warps as u64 * 8,
-            chase: false,
+            init: kit::Init::Zero,
         }];
         for (n, data) in buffers {
             let a = global.alloc(n, data.clone());
@@ -286,7 +286,11 @@ impl Suite {
             });
             kit_buffers.push(kit::Buffer {
                 bytes: data.len() as u64,
-                chase: *n == "chase",
+                init: if *n == "chase" {
+                    kit::Init::Chase
+                } else {
+                    kit::Init::Zero
+                },
             });
             params.extend_from_slice(&a.to_le_bytes());
         }
@@ -520,7 +524,7 @@ pub fn suite(root: &Path, config: &Config, fast: bool) -> Result<Vec<Row>> {
 /// Runs the suite on the model and records every launch into a kit for a
 /// card ([`Kit::write`] writes it out).
 pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<Row>, Kit)> {
-    let kit = Kit::new(fast, config.timing.shared_bank_bytes);
+    let kit = Kit::new(kit::MICRO, fast, config.timing.shared_bank_bytes);
     let (rows, s) = run_suite(root, config, fast, Target::Record(RefCell::new(kit)))?;
     match s.target {
         Target::Record(kit) => Ok((rows, kit.into_inner())),
@@ -534,6 +538,15 @@ pub fn suite_with_kit(root: &Path, config: &Config, fast: bool) -> Result<(Vec<R
 /// that read the model's own counters are left out; the bands are the K20m's
 /// and the model's parameters, as on the model.
 pub fn suite_on_card(root: &Path, config: &Config, card: CardResults) -> Result<Vec<Row>> {
+    if card.suite != kit::MICRO {
+        return Err(fail!(
+            "{}: a kit of `bench {}`, not of `bench micro`: read it with `keplersim bench {} \
+             --card`",
+            card.dir.display(),
+            card.suite,
+            card.suite
+        ));
+    }
     let mut config = *config;
     config.chip.clock_mhz = card.device.clock_khz as f64 / 1e3;
     config.timing.shared_bank_bytes = card.shared_bank_bytes;
