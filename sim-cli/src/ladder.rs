@@ -133,7 +133,7 @@ pub fn card(dir: &Path, json: Option<&Path>) -> Result<()> {
     let rows = ladder::card_rows(&card)?;
     let d = &card.device;
     println!(
-        "card: {} (sm_{}{}, {} SMs, {:.1} MHz), the {} runs of the kit in {}",
+        "card: {} (sm_{}{}, {} SMs, {:.1} MHz), the {} runs of the kit in {}, beside the model's runs the kit recorded",
         d.name,
         d.cc.0,
         d.cc.1,
