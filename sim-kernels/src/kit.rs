@@ -227,6 +227,15 @@ impl Kit {
     }
 }
 
+/// The index in `r.buffers` of the buffer a kit keeps as a launch's result
+/// (its `out`): the one the launch file checks first, else the first.
+pub fn out_buffer(r: &sim_core::launch::Resolved) -> usize {
+    r.checks
+        .first()
+        .and_then(|c| r.buffers.iter().position(|b| b.name == c.buffer))
+        .unwrap_or(0)
+}
+
 /// A launch file's run as a kit launches it: `r` (resolved) of kernel
 /// `r.kernel` of `cubin` (its bytes `image`), labelled `label`. The buffer
 /// the launch file checks goes first (the kit's `out`); a buffer that starts
@@ -249,11 +258,7 @@ pub fn launch_of(
     let prog = sim_core::program::Program::load_with(cubin, &r.kernel, &mut global, &load)
         .map_err(|e| fail(e.to_string()))?;
     // The checked buffer first: its contents after the launch are the result.
-    let out = r
-        .checks
-        .first()
-        .and_then(|c| r.buffers.iter().position(|b| b.name == c.buffer))
-        .unwrap_or(0);
+    let out = out_buffer(r);
     let mut order: Vec<usize> = (0..r.buffers.len()).collect();
     order.retain(|&i| i != out);
     order.insert(0, out);

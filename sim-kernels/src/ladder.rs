@@ -150,11 +150,9 @@ fn run_recorded(
     let conflicts: u64 = t.stats.conflicts.iter().sum();
     let recorded = launch.map(|l| {
         // The checked buffer, which the kit's launch has first.
-        let c = r
-            .checks
-            .first()
-            .and_then(|c| out.finals.iter().find(|b| b.name == c.buffer))
-            .or(out.finals.first())
+        let c = out
+            .finals
+            .get(kit::out_buffer(&r))
             .map(|b| b.data.clone())
             .unwrap_or_default();
         (l, c, t.cycles)
