@@ -747,6 +747,9 @@ mod tests {
         assert_eq!((&a.buffers, &a.params), (&b.buffers, &b.params));
         assert_eq!(card.outs[0], vec![1, 0, 0, 0, 9, 0, 0, 0]);
         assert!((card.ms[0] - 1.0).abs() < 1e-12, "{}", card.ms[0]);
+        // Another suite's reader refuses it, naming the one that reads it.
+        let e = crate::ladder::card_rows(&card).unwrap_err().to_string();
+        assert!(e.contains("a kit of `bench micro`"), "{e}");
         assert_eq!(card.device.cc, (3, 5));
         assert_eq!(card.device.clock_khz, 705_500);
         assert!(std::fs::read_to_string(dir.join("run_kit.c"))
@@ -776,6 +779,9 @@ mod tests {
         };
         assert_eq!(std::fs::read(dir.join(f)).unwrap(), data);
         assert_eq!(card.model_out(1).unwrap(), data);
+        // An SGEMM kit's runs must be kernels of the ladder's table.
+        let e = crate::ladder::card_rows(&card).unwrap_err().to_string();
+        assert!(e.contains("run 0000 is `latency.sass`, no kernel"), "{e}");
         // A file outside the kit's inputs/ is refused, with its line.
         let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
         std::fs::write(dir.join("kit.txt"), m.replace(f.as_str(), "inputs/../../x")).unwrap();
