@@ -171,13 +171,8 @@ pub fn card(dir: &Path, json: Option<&Path>) -> Result<()> {
     // Each step's gain on the card and on the model, beside the paper's.
     let mut sizes: Vec<i64> = rows.iter().map(|r| r.size).collect();
     sizes.dedup();
-    let gflops = |name: &str, n: i64, card: bool| {
-        rows.iter()
-            .find(|r| r.kernel == name && r.size == n)
-            .map(|r| if card { r.card_gflops } else { r.model_gflops })
-    };
-    let gain = |i: usize, n: i64, card: bool| {
-        Some(gflops(KERNELS[i + 1].name, n, card)? / gflops(KERNELS[i].name, n, card)? - 1.0)
+    let gain = |i: usize, n: i64, on_card: bool| {
+        ladder::step_gain_of(&|k| ladder::card_gflops(&rows, k, n, on_card), i)
     };
     let mut head = "\n| step | paper (K20m) |".to_string();
     let mut rule = "|---|---|".to_string();
@@ -198,7 +193,7 @@ pub fn card(dir: &Path, json: Option<&Path>) -> Result<()> {
     let mut line = format!("| all, baseline to +Dual | {PAPER_ALL:.1}x |");
     for &n in &sizes {
         for on_card in [true, false] {
-            let g = (0..PAPER.len()).try_fold(1.0, |f, i| Some(f * (1.0 + gain(i, n, on_card)?)));
+            let g = ladder::ladder_gain_of(&|k| ladder::card_gflops(&rows, k, n, on_card));
             line += &g.map_or(" - |".to_string(), |g| format!(" {g:.2}x |"));
         }
     }

@@ -405,17 +405,18 @@ impl<'a> Tokens<'a> {
             self.at += 1;
             self.col = 0;
         }
-        Err(bad(self.path, self.line(), "ends early"))
+        Err(self.bad("ends early"))
+    }
+
+    /// An error at the line being read.
+    fn bad(&self, msg: impl std::fmt::Display) -> Error {
+        bad(self.path, self.line(), msg)
     }
 
     fn expect(&mut self, want: &str) -> Result<()> {
         let w = self.next()?;
         if w != want {
-            return Err(bad(
-                self.path,
-                self.line(),
-                format!("expected `{want}`, found `{w}`"),
-            ));
+            return Err(self.bad(format!("expected `{want}`, found `{w}`")));
         }
         Ok(())
     }
@@ -423,7 +424,7 @@ impl<'a> Tokens<'a> {
     fn number<T: std::str::FromStr>(&mut self) -> Result<T> {
         let w = self.next()?;
         w.parse()
-            .map_err(|_| bad(self.path, self.line(), format!("`{w}` is not a number")))
+            .map_err(|_| self.bad(format!("`{w}` is not a number")))
     }
 }
 
@@ -449,11 +450,9 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     t.expect("keplersim-kit")?;
     let version: u32 = t.number()?;
     if version != VERSION {
-        return Err(bad(
-            &path,
-            t.line(),
-            format!("a kit of version {version}; this keplersim reads {VERSION}: make it again"),
-        ));
+        return Err(t.bad(format!(
+            "a kit of version {version}; this keplersim reads {VERSION}: make it again"
+        )));
     }
     t.expect("suite")?;
     let suite = t.next()?.to_string();
@@ -462,11 +461,9 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     t.expect("shared_bank_bytes")?;
     let shared_bank_bytes: u32 = t.number()?;
     if shared_bank_bytes != 4 && shared_bank_bytes != 8 {
-        return Err(bad(
-            &path,
-            t.line(),
-            format!("shared banks of {shared_bank_bytes} bytes (4 or 8)"),
-        ));
+        return Err(t.bad(format!(
+            "shared banks of {shared_bank_bytes} bytes (4 or 8)"
+        )));
     }
     t.expect("runs")?;
     let runs: usize = t.number()?;
@@ -475,11 +472,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
         t.expect("run")?;
         let n: usize = t.number()?;
         if n != i {
-            return Err(bad(
-                &path,
-                t.line(),
-                format!("run {n} where run {i} belongs"),
-            ));
+            return Err(t.bad(format!("run {n} where run {i} belongs")));
         }
         let file = t.next()?.to_string();
         let kernel = t.next()?.to_string();
@@ -501,15 +494,13 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
                 "file" => {
                     let f = t.next()?;
                     if !f.starts_with("inputs/") || f.contains("..") {
-                        return Err(bad(
-                            &path,
-                            t.line(),
-                            format!("`{f}`: a buffer's file is one of the kit's inputs/"),
-                        ));
+                        return Err(t.bad(format!(
+                            "`{f}`: a buffer's file is one of the kit's inputs/"
+                        )));
                     }
                     Init::File(f.to_string())
                 }
-                w => return Err(bad(&path, t.line(), format!("buffer init `{w}`"))),
+                w => return Err(t.bad(format!("buffer init `{w}`"))),
             };
             buffers.push(Buffer { bytes, init });
         }
@@ -525,7 +516,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
                     offset: t.number()?,
                     value: t.number()?,
                 },
-                w => return Err(bad(&path, t.line(), format!("parameter kind `{w}`"))),
+                w => return Err(t.bad(format!("parameter kind `{w}`"))),
             });
         }
         let cubin = std::fs::read(&cubin_path).map_err(|e| io(&cubin_path, e))?;

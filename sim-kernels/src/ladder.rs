@@ -281,7 +281,21 @@ pub fn find(rows: &[Row], ki: usize, size: i64) -> Option<&Row> {
 /// The model's gain of `KERNELS[ki + 1]` over `KERNELS[ki]` at `size` (0.27 =
 /// 27% faster), the figure [`PAPER`]`[ki]` is held to.
 pub fn step_gain(rows: &[Row], ki: usize, size: i64) -> Option<f64> {
-    gain(rows, ki, ki + 1, size)
+    step_gain_of(&|k| Some(find(rows, k, size)?.gflops), ki)
+}
+
+/// Each kernel's GFlop/s at one size, by its index in [`KERNELS`] (`None`
+/// where it did not run): the model's table, or a card's.
+pub type Gflops<'a> = &'a dyn Fn(usize) -> Option<f64>;
+
+/// The gain of `KERNELS[ki + 1]` over `KERNELS[ki]` in `gflops`.
+pub fn step_gain_of(gflops: Gflops, ki: usize) -> Option<f64> {
+    Some(gflops(ki + 1)? / gflops(ki)? - 1.0)
+}
+
+/// The gain from the baseline to +Dual in `gflops`, as a factor.
+pub fn ladder_gain_of(gflops: Gflops) -> Option<f64> {
+    Some(gflops(PAPER.len())? / gflops(0)?)
 }
 
 /// The gain of `KERNELS[b]` over `KERNELS[a]` at `size`.
@@ -292,9 +306,7 @@ fn gain(rows: &[Row], a: usize, b: usize, size: i64) -> Option<f64> {
 /// The model's gain from the baseline to +Dual at `size`, as a factor (the
 /// figure [`PAPER_ALL`] is held to).
 pub fn ladder_gain(rows: &[Row], size: i64) -> Option<f64> {
-    let a = find(rows, 0, size)?.gflops;
-    let b = find(rows, PAPER.len(), size)?.gflops;
-    Some(b / a)
+    ladder_gain_of(&|k| Some(find(rows, k, size)?.gflops))
 }
 
 /// What re-tuning gained at `size`: the tuned kernel over the paper's +Dual
@@ -324,6 +336,20 @@ pub struct CardRow {
     /// Elements (4 bytes) of the card's C that differ from the model's,
     /// which the model checked bit for bit against the CPU reference.
     pub c_differs: usize,
+}
+
+/// The card's GFlop/s (`on_card`) or the model's of `KERNELS[ki]` at `size`,
+/// from a card's rows.
+pub fn card_gflops(rows: &[CardRow], ki: usize, size: i64, on_card: bool) -> Option<f64> {
+    rows.iter()
+        .find(|r| r.kernel == KERNELS[ki].name && r.size == size)
+        .map(|r| {
+            if on_card {
+                r.card_gflops
+            } else {
+                r.model_gflops
+            }
+        })
 }
 
 /// The rows of a card's results of a `bench sgemm` kit, in the kit's order.
