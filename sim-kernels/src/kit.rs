@@ -442,7 +442,9 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::File {
             path: dir.display().to_string(),
-            msg: "not a kit (no kit.txt): `keplersim bench micro --kit DIR` makes one".into(),
+            msg: "not a kit (no kit.txt): `keplersim bench micro --kit DIR` or `bench sgemm \
+                  --kit DIR` makes one"
+                .into(),
         },
         _ => io(&path, e),
     })?;
