@@ -408,3 +408,74 @@ fn ptxas_code_of_the_suite_has_no_hazard() {
     }
     assert!(n >= 20, "{n} cubins");
 }
+
+/// The threads that load A and those that load B, from a kernel's prologue:
+/// `ISETP.LT.U32.AND P2, PT, Rt, N` (A, and B too unless B has its own)
+/// and `ISETP.GE.U32.AND P4, PT, Rt, M` (B).
+fn loaders(sass: &str) -> (std::ops::Range<u32>, std::ops::Range<u32>) {
+    let bound = |prefix: &str| {
+        sass.lines()
+            .map(|l| l.split_once("] ").map_or(l, |(_, t)| t).trim())
+            .find(|t| t.starts_with(prefix))
+            .and_then(|t| t.split(", ").nth(3))
+            .and_then(|n| u32::from_str_radix(n.trim_start_matches("0x"), 16).ok())
+    };
+    let a = 0..bound("ISETP.LT.U32.AND P2, PT,").expect("A's loaders");
+    let b = bound("ISETP.GE.U32.AND P4, PT,").map_or(a.clone(), |m| m..256);
+    (a, b)
+}
+
+/// The loop's `LDG.E.128`s each of the four schedulers' warps issue (warp w
+/// on scheduler w mod 4; one of A or B per loading warp and chunk).
+fn ldgs_by_scheduler(sass: &str) -> [usize; 4] {
+    let (a, b) = loaders(sass);
+    let mut per = [0; 4];
+    for w in 0..8u32 {
+        let threads = 32 * w..32 * (w + 1);
+        let loads = |r: &std::ops::Range<u32>| threads.clone().any(|t| r.contains(&t));
+        per[(w % 4) as usize] += usize::from(loads(&a)) + usize::from(loads(&b));
+    }
+    per
+}
+
+#[test]
+fn the_tuned_kernel_spreads_its_global_loads() {
+    let read = |rel: &str| std::fs::read_to_string(path(rel)).unwrap();
+    let (tuned, paper) = (read("sgemm.sass"), read("ladder/paper.sass"));
+    // The paper's loaders, threads 0-191, load A and B: schedulers 0 and 1
+    // issue four of each chunk's twelve LDGs, 2 and 3 two. The tuned kernel
+    // has B loaded by threads 64-255: three each.
+    assert_eq!(ldgs_by_scheduler(&paper), [4, 4, 2, 2]);
+    assert_eq!(ldgs_by_scheduler(&tuned), [3, 3, 3, 3]);
+    // Its epilogue reads two columns of C in three on the read-only path.
+    let count = |text: &str, op: &str| text.matches(&format!(" {op} R")).count();
+    assert_eq!(
+        (count(&tuned, "LDG.E.64"), count(&tuned, "LD.E.64")),
+        (48, 24)
+    );
+    assert_eq!(
+        (count(&paper, "LDG.E.64"), count(&paper, "LD.E.64")),
+        (0, 72)
+    );
+    // Which takes one block alone on an SM, at a k of a few chunks, little
+    // more than half the paper's kernel's time: the epilogue dominates.
+    let cycles = |rel: &str| {
+        let (ok, out, err) = keplersim(&[
+            "run",
+            &path(rel),
+            "--set",
+            "m=192",
+            "--set",
+            "n=192",
+            "--set",
+            "k=16",
+            "--json",
+        ]);
+        assert!(ok, "{rel}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
+        assert_eq!(v["checks"][0]["passed"], true, "{rel}: {out}");
+        v["cycles"]["cycles"].as_u64().expect("cycles")
+    };
+    let (t, p) = (cycles("sgemm.cubin"), cycles("ladder/paper.cubin"));
+    assert!(10 * t < 7 * p, "tuned {t} cycles, the paper's kernel {p}");
+}

@@ -31,7 +31,10 @@
 //! and one other instruction per 7-instruction group, the loop aligned to a
 //! group, and the paper's byte `0x90` on each group's seventh instruction).
 //! `dual`, the tuned kernel, is `paper` re-tuned on the model: the seventh
-//! instruction coded `0x05` (`0x20` after integer arithmetic).
+//! instruction coded `0x05` (`0x20` after integer arithmetic), B loaded by
+//! the last 16T threads (A by the first), so that the schedulers issue the
+//! loop's LDGs evenly, and two columns of C in three read in the epilogue on
+//! the read-only path (`LDG.E.64`), the third through L2.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -281,6 +284,21 @@ pub fn generate(v: Variant) -> Generated {
     let t = v.t;
     let tile = v.tile() as i64;
     let half = t / 2;
+    // The tuned kernel (`dual`) re-tunes the paper's design where the model
+    // says it gains: its B is loaded by the last 16T threads instead of the
+    // first (`b_shift`), so that each scheduler's warps issue as many of the
+    // loop's LDGs as another's (a 192 x 192 tile: three each, against four,
+    // four, two and two); its epilogue reads part of C on the read-only path
+    // (below).
+    let tuned = v.dual && !v.paper;
+    let b_shift: i64 = if tuned { 256 - tile } else { 0 };
+    // The predicates of B's loads and stores: P4 the loading threads, P5
+    // and P6 as P1 and P3 (A's) for them; A's own when the threads are one set.
+    let (pb_load, pb_next, pb_store) = if b_shift > 0 {
+        ("P4", "P5", "P6")
+    } else {
+        ("P2", "P1", "P3")
+    };
     // Register sets of A and B values: set s, A row y / B column x.
     type RegOf = Box<dyn Fn(usize, usize) -> u8>;
     let (a_reg, b_reg): (RegOf, RegOf) = if v.banked {
@@ -439,6 +457,22 @@ pub fn generate(v: Variant) -> Generated {
     ] {
         xs.push((due(0, g), Ins::new(text).r(&[kc]).alu().pairs().note(note)));
     }
+    if b_shift > 0 {
+        for (g, text, note) in [
+            (
+                11,
+                format!("ISETP.GT.U32.AND P6, PT, {}, RZ, P4", reg(kc)),
+                "P6: this thread stores B of the next chunk",
+            ),
+            (
+                13,
+                format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(kc)),
+                "P5: this thread loads B of the chunk after next",
+            ),
+        ] {
+            xs.push((due(0, g), Ins::new(text).r(&[kc]).alu().pairs().note(note)));
+        }
+    }
     // Step 1: move the global pointers on by a chunk.
     for (i, (p, stride)) in [(p_a, stride_a), (p_b, stride_b)].into_iter().enumerate() {
         xs.push((
@@ -466,8 +500,8 @@ pub fn generate(v: Variant) -> Generated {
         ));
     }
     // One thread's 16 bytes of A (or B) of the next chunk into shared memory.
-    let sts128 = move |off: i64, d: u8| {
-        Ins::new(format!("@P3 STS.128 {}, {}", addr(w_s, off), reg(d))).r(&[
+    let sts128 = move |pred: &str, off: i64, d: u8| {
+        Ins::new(format!("@{pred} STS.128 {}, {}", addr(w_s, off), reg(d))).r(&[
             w_s,
             d,
             d + 1,
@@ -483,9 +517,11 @@ pub fn generate(v: Variant) -> Generated {
             .pairs()
             .note(note)
     };
-    // A's 4 x 16T floats at 0, B's after them.
-    for (g, (off, d)) in [(11, (0, d_a)), (17, (16 * tile, d_b))] {
-        xs.push((due(2, g), sts128(off, d)));
+    // A's 4 x 16T floats at 0, B's after them (a B loader's store offset
+    // is its thread's, `b_shift` threads on).
+    let sts_b = 16 * tile - 4 * b_shift;
+    for (g, (pred, off, d)) in [(11, ("P3", 0, d_a)), (17, (pb_store, sts_b, d_b))] {
+        xs.push((due(2, g), sts128(pred, off, d)));
     }
     let last_b = first_use.iter().rposition(|k| !k.0).unwrap_or(0);
     let last_a = first_use.iter().rposition(|k| k.0).unwrap_or(0);
@@ -527,9 +563,10 @@ pub fn generate(v: Variant) -> Generated {
             ],
         }
     };
+    let pb_next_at = format!("@{pb_next} ");
     for (i, ins) in loads(p_a, d_a, "@P1 ")
         .into_iter()
-        .chain(loads(p_b, d_b, "@P1 "))
+        .chain(loads(p_b, d_b, &pb_next_at))
         .enumerate()
     {
         xs.push((due(3, 2 + 2 * i), ins));
@@ -763,7 +800,21 @@ pub fn generate(v: Variant) -> Generated {
     ))
     .r(&[tid])
     .alu()
-    .note("P2: the threads that load A and B"));
+    .note(if b_shift > 0 {
+        "P2: the threads that load A"
+    } else {
+        "P2: the threads that load A and B"
+    }));
+    if b_shift > 0 {
+        p(Ins::new(format!(
+            "ISETP.GE.U32.AND P4, PT, {}, {}, PT",
+            reg(tid),
+            hx(b_shift)
+        ))
+        .r(&[tid])
+        .alu()
+        .note("P4: the threads that load B"));
+    }
     p(
         Ins::new(format!("IMAD {}, {}, {}, RZ", reg(i0), reg(by), hx(tile)))
             .r(&[by])
@@ -794,6 +845,19 @@ pub fn generate(v: Variant) -> Generated {
     .r(&[m, j0])
     .w(&[off_b])
     .alu());
+    if b_shift > 0 {
+        // B's piece is that of the thread `b_shift` before: the same k row,
+        // `b_shift` / 4 pieces back.
+        p(Ins::new(format!(
+            "IADD {}, {}, {}",
+            reg(off_b),
+            reg(off_b),
+            hx(-b_shift)
+        ))
+        .r(&[off_b])
+        .w(&[off_b])
+        .alu());
+    }
     p(Ins::new(format!(
         "IMAD {}, {}, {}, {}",
         reg(off_a),
@@ -913,9 +977,10 @@ pub fn generate(v: Variant) -> Generated {
             .note("... and column"),
     );
     // Chunk 0 into shared buffer 0; chunk 1 on its way.
+    let pb_load_at = format!("@{pb_load} ");
     for ins in loads(p_a, d_a, "@P2 ")
         .into_iter()
-        .chain(loads(p_b, d_b, "@P2 "))
+        .chain(loads(p_b, d_b, &pb_load_at))
     {
         p(ins);
     }
@@ -936,12 +1001,8 @@ pub fn generate(v: Variant) -> Generated {
     if v.load == Load::Ldg128 {
         p(Ins::new("TEXDEPBAR 0x0"));
     }
-    for (off, d) in [(0, d_a), (16 * tile, d_b)] {
-        let ins = sts128(off, d);
-        p(Ins {
-            text: ins.text.replacen("@P3", "@P2", 1),
-            ..ins
-        });
+    for (pred, off, d) in [("P2", 0, d_a), (pb_load, sts_b, d_b)] {
+        p(sts128(pred, off, d));
     }
     p(Ins::new(format!(
         "LOP32I.XOR {}, {}, {}",
@@ -957,9 +1018,16 @@ pub fn generate(v: Variant) -> Generated {
             .r(&[kc])
             .alu(),
     );
+    if b_shift > 0 {
+        p(
+            Ins::new(format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(kc)))
+                .r(&[kc])
+                .alu(),
+        );
+    }
     for ins in loads(p_a, d_a, "@P1 ")
         .into_iter()
-        .chain(loads(p_b, d_b, "@P1 "))
+        .chain(loads(p_b, d_b, &pb_next_at))
     {
         p(ins);
     }
@@ -1060,19 +1128,61 @@ pub fn generate(v: Variant) -> Generated {
         }
     }
     // C is read through L2 with `LD.E.64`, whose result the scoreboard
-    // guards. (LDG has no address offset on sm_35, so reading C on the
-    // read-only path would take an address pair per load.) No LDG is in
+    // guards. An SM has few lines in flight on that path (`ld_outstanding`),
+    // so the C of a tile takes it thousands of cycles; the tuned kernel reads
+    // two columns in three on the read-only path instead (`LDG.E.64`, the
+    // other path's lines in flight beside them; `TEXDEPBAR` before their
+    // use), which the model says more than halves the epilogue. Each element
+    // of C is read once, by the thread that then writes it, so the read-only
+    // cache never holds a value this kernel has written. LDG has no address
+    // offset on sm_35: each of a column's loads after the first takes an
+    // address pair (the global pointers', free now, then more). No LDG is in
     // flight here: the last chunk's were waited for in the loop.
-    let c_load = "LD.E.64";
+    let c_on_ldg = |x: usize| tuned && x % 3 != 2;
+    let addr_pairs: Vec<u8> = if tuned {
+        let mut pairs = vec![p_a, p_b];
+        while pairs.len() < half - 1 {
+            pairs.push(pool.run(2));
+        }
+        pairs.truncate(half - 1);
+        pairs
+    } else {
+        Vec::new()
+    };
     let load_col = |x: usize, e: &mut dyn FnMut(Ins)| {
         let pr = ptr(x);
-        for k in 0..half {
-            let d = data(x % 2, k);
-            e(
-                Ins::new(format!("{c_load} {}, {}", reg(d), addr(pr, 128 * k as i64)))
-                    .r(&[pr, pr + 1])
-                    .w(&[d, d + 1]),
-            );
+        if c_on_ldg(x) {
+            for (k, &ap) in addr_pairs.iter().enumerate() {
+                let off = 128 * (k + 1) as i64;
+                e(
+                    Ins::new(format!("IADD {}.CC, {}, {}", reg(ap), reg(pr), hx(off)))
+                        .r(&[pr])
+                        .w(&[ap])
+                        .alu(),
+                );
+                e(
+                    Ins::new(format!("IADD.X {}, {}, RZ", reg(ap + 1), reg(pr + 1)))
+                        .r(&[pr + 1])
+                        .w(&[ap + 1])
+                        .alu(),
+                );
+            }
+            for k in 0..half {
+                let a = if k == 0 { pr } else { addr_pairs[k - 1] };
+                let d = data(x % 2, k);
+                e(Ins::new(format!("LDG.E.64 {}, [{}]", reg(d), reg(a)))
+                    .r(&[a, a + 1])
+                    .w(&[d, d + 1]));
+            }
+        } else {
+            for k in 0..half {
+                let d = data(x % 2, k);
+                e(
+                    Ins::new(format!("LD.E.64 {}, {}", reg(d), addr(pr, 128 * k as i64)))
+                        .r(&[pr, pr + 1])
+                        .w(&[d, d + 1]),
+                );
+            }
         }
     };
     load_col(0, &mut e);
@@ -1080,6 +1190,15 @@ pub fn generate(v: Variant) -> Generated {
         let pr = ptr(x);
         if x + 1 < t {
             load_col(x + 1, &mut e);
+        }
+        if c_on_ldg(x) {
+            // Wait for this column's LDGs; the next column's may stay out.
+            let later = if x + 1 < t && c_on_ldg(x + 1) {
+                half
+            } else {
+                0
+            };
+            e(Ins::new(format!("TEXDEPBAR {}", hx(later as i64))));
         }
         let mut free = scratch.clone();
         let mut picks = Vec::new();
