@@ -139,25 +139,24 @@ fn sizes_the_kernel_cannot_handle_are_refused_before_launch() {
     }
 }
 
+/// The cycles of a timed run of `rel` (under traces/sgemm) with these
+/// launch-file variables, its C checked bit for bit.
+fn checked_cycles(rel: &str, sets: &[&str]) -> u64 {
+    let cubin = path(rel);
+    let mut args = vec!["run", cubin.as_str(), "--json"];
+    for set in sets {
+        args.extend(["--set", set]);
+    }
+    let (ok, out, err) = keplersim(&args);
+    assert!(ok, "{rel}: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
+    assert_eq!(v["checks"][0]["passed"], true, "{rel}: {out}");
+    v["cycles"]["cycles"].as_u64().expect("cycles")
+}
+
 #[test]
 fn two_runs_give_the_same_cycles() {
-    let run = || {
-        let (ok, out, err) = keplersim(&[
-            "run",
-            &path("sgemm.cubin"),
-            "--set",
-            "m=384",
-            "--set",
-            "n=384",
-            "--set",
-            "k=64",
-            "--json",
-        ]);
-        assert!(ok, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
-        assert_eq!(v["checks"][0]["passed"], true, "{out}");
-        v["cycles"]["cycles"].as_u64().expect("cycles")
-    };
+    let run = || checked_cycles("sgemm.cubin", &["m=384", "n=384", "k=64"]);
     assert_eq!(run(), run());
 }
 
@@ -459,23 +458,7 @@ fn the_tuned_kernel_spreads_its_global_loads() {
     );
     // Which takes one block alone on an SM, at a k of a few chunks, little
     // more than half the paper's kernel's time: the epilogue dominates.
-    let cycles = |rel: &str| {
-        let (ok, out, err) = keplersim(&[
-            "run",
-            &path(rel),
-            "--set",
-            "m=192",
-            "--set",
-            "n=192",
-            "--set",
-            "k=16",
-            "--json",
-        ]);
-        assert!(ok, "{rel}: {err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
-        assert_eq!(v["checks"][0]["passed"], true, "{rel}: {out}");
-        v["cycles"]["cycles"].as_u64().expect("cycles")
-    };
+    let cycles = |rel: &str| checked_cycles(rel, &["m=192", "n=192", "k=16"]);
     let (t, p) = (cycles("sgemm.cubin"), cycles("ladder/paper.cubin"));
     assert!(10 * t < 7 * p, "tuned {t} cycles, the paper's kernel {p}");
 }

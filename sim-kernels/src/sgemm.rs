@@ -264,6 +264,24 @@ fn cb(off: u32) -> String {
     format!("c[0x0][{off:#x}]")
 }
 
+/// `dst:dst+1 = src:src+1 + b`, a 64-bit address plus a 32-bit `b` (a
+/// register, read as `b_reads`, or an immediate): the low word's `IADD .CC`
+/// and the high word's `IADD.X`.
+fn add64(dst: u8, src: u8, b: &str, b_reads: &[u8]) -> [Ins; 2] {
+    let mut reads = vec![src];
+    reads.extend_from_slice(b_reads);
+    [
+        Ins::new(format!("IADD {}.CC, {}, {b}", reg(dst), reg(src)))
+            .r(&reads)
+            .w(&[dst])
+            .alu(),
+        Ins::new(format!("IADD.X {}, {}, RZ", reg(dst + 1), reg(src + 1)))
+            .r(&[src + 1])
+            .w(&[dst + 1])
+            .alu(),
+    ]
+}
+
 /// The second shared buffer's offset.
 const BUF: i64 = 0x2000;
 
@@ -475,22 +493,9 @@ pub fn generate(v: Variant) -> Generated {
     }
     // Step 1: move the global pointers on by a chunk.
     for (i, (p, stride)) in [(p_a, stride_a), (p_b, stride_b)].into_iter().enumerate() {
-        xs.push((
-            due(1, 1 + 4 * i),
-            Ins::new(format!("IADD {}.CC, {}, {}", reg(p), reg(p), reg(stride)))
-                .r(&[p, stride])
-                .w(&[p])
-                .alu()
-                .pairs(),
-        ));
-        xs.push((
-            due(1, 3 + 4 * i),
-            Ins::new(format!("IADD.X {}, {}, RZ", reg(p + 1), reg(p + 1)))
-                .r(&[p + 1])
-                .w(&[p + 1])
-                .alu()
-                .pairs(),
-        ));
+        let [lo, hi] = add64(p, p, &reg(stride), &[stride]);
+        xs.push((due(1, 1 + 4 * i), lo.pairs()));
+        xs.push((due(1, 3 + 4 * i), hi.pairs()));
     }
     // Step 2: store the next chunk, switch the buffers.
     if v.load == Load::Ldg128 {
@@ -985,18 +990,9 @@ pub fn generate(v: Variant) -> Generated {
         p(ins);
     }
     for (pp, stride) in [(p_a, stride_a), (p_b, stride_b)] {
-        p(
-            Ins::new(format!("IADD {}.CC, {}, {}", reg(pp), reg(pp), reg(stride)))
-                .r(&[pp, stride])
-                .w(&[pp])
-                .alu(),
-        );
-        p(
-            Ins::new(format!("IADD.X {}, {}, RZ", reg(pp + 1), reg(pp + 1)))
-                .r(&[pp + 1])
-                .w(&[pp + 1])
-                .alu(),
-        );
+        for ins in add64(pp, pp, &reg(stride), &[stride]) {
+            p(ins);
+        }
     }
     if v.load == Load::Ldg128 {
         p(Ins::new("TEXDEPBAR 0x0"));
@@ -1153,19 +1149,9 @@ pub fn generate(v: Variant) -> Generated {
         let pr = ptr(x);
         if c_on_ldg(x) {
             for (k, &ap) in addr_pairs.iter().enumerate() {
-                let off = 128 * (k + 1) as i64;
-                e(
-                    Ins::new(format!("IADD {}.CC, {}, {}", reg(ap), reg(pr), hx(off)))
-                        .r(&[pr])
-                        .w(&[ap])
-                        .alu(),
-                );
-                e(
-                    Ins::new(format!("IADD.X {}, {}, RZ", reg(ap + 1), reg(pr + 1)))
-                        .r(&[pr + 1])
-                        .w(&[ap + 1])
-                        .alu(),
-                );
+                for ins in add64(ap, pr, &hx(128 * (k + 1) as i64), &[]) {
+                    e(ins);
+                }
             }
             for k in 0..half {
                 let a = if k == 0 { pr } else { addr_pairs[k - 1] };
