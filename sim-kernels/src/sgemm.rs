@@ -1129,8 +1129,8 @@ pub fn generate(v: Variant) -> Generated {
     // two columns in three on the read-only path instead (`LDG.E.64`, the
     // other path's lines in flight beside them; `TEXDEPBAR` before their
     // use), which the model says more than halves the epilogue. Each element
-    // of C is read once, by the thread that then writes it, so the read-only
-    // cache never holds a value this kernel has written. LDG has no address
+    // of C is read once, by the thread that then writes it, so no read on
+    // the read-only path can meet a value this kernel wrote. LDG has no address
     // offset on sm_35: each of a column's loads after the first takes an
     // address pair (the global pointers', free now, then more). No LDG is in
     // flight here: the last chunk's were waited for in the loop.
