@@ -1263,10 +1263,10 @@ impl Reading {
     }
 }
 
-/// The readings that rest on no measurement and the prediction row that
-/// would settle each (docs/microbenchmarks.md), with the values each is read
-/// with.
-const READINGS: [(&str, &str, [u32; 2]); 3] = [
+/// The readings that rest on no measurement, or on a documented figure a
+/// card can check directly, and the prediction row that would settle each
+/// (docs/microbenchmarks.md), with the values each is read with.
+const READINGS: [(&str, &str, [u32; 2]); 4] = [
     (
         "conflict_holds_warp",
         "FFMA 2-way, no shared operand, 2 warps/scheduler",
@@ -1278,6 +1278,11 @@ const READINGS: [(&str, &str, [u32; 2]); 3] = [
         [2, 0],
     ),
     ("global_lsu_bytes", "LDS.64 beside LD.E (1 in 9)", [32, 128]),
+    (
+        "issue_interval",
+        "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+        [3, 2],
+    ),
 ];
 
 /// The field `name` of `t`.
@@ -1286,7 +1291,21 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "conflict_holds_warp" => Some(&mut t.conflict_holds_warp),
         "reuse_warps" => Some(&mut t.reuse_warps),
         "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
+        "issue_interval" => Some(&mut t.issue_interval),
         _ => None,
+    }
+}
+
+/// Reads `t` with the field `name` at `v`. The issue interval takes the ALU
+/// latency with it: `0x28`, which ptxas writes before every dependent ALU
+/// instruction, is read as covering that latency exactly (the interval and
+/// 8), so an interval of 2 is whole only with a latency of 10.
+fn set_reading(t: &mut sim_core::config::Timing, name: &str, v: u32) {
+    if let Some(f) = field(t, name) {
+        *f = v;
+    }
+    if name == "issue_interval" {
+        t.alu_latency = v + 8;
     }
 }
 
@@ -1306,9 +1325,7 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
         let own = *field(&mut c.timing, name).ok_or_else(|| fail!("no field {name}"))?;
         let mut figures = vec![(own, figure(rows, row)?)];
         for v in values.into_iter().filter(|&v| v != own) {
-            if let Some(f) = field(&mut c.timing, name) {
-                *f = v;
-            }
+            set_reading(&mut c.timing, name, v);
             figures.push((v, figure(&suite(root, &c, fast)?, row)?));
         }
         out.push(Reading {
