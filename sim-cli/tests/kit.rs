@@ -36,6 +36,23 @@ fn made_kit(tag: &str) -> (PathBuf, PathBuf, String) {
 }
 
 /// Compiles C with the machine's `cc` (which the Rust toolchain links with).
+/// `keplersim bench SUITE --card KIT --json DIR/card.json`, which must
+/// succeed: what it prints, and the JSON report.
+fn card_report(suite: &str, kit: &str, dir: &Path) -> (String, serde_json::Value) {
+    let json = dir.join("card.json");
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        suite,
+        "--card",
+        kit,
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert!(ok, "{err}\n{out}");
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).expect("json"));
+    (out, report.expect("json"))
+}
+
 fn cc(args: &[&str]) {
     let out = Command::new("cc").args(args).output().expect("cc runs");
     assert!(
@@ -177,19 +194,8 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     }
 
     // The card's figures are the model's, row for row.
-    let json = dir.join("card.json");
-    let (ok, out, err) = keplersim(&[
-        "bench",
-        "micro",
-        "--card",
-        &k,
-        "--json",
-        &json.display().to_string(),
-    ]);
-    assert!(ok, "{err}\n{out}");
+    let (out, report) = card_report("micro", &k, &dir);
     assert!(out.contains("keplersim test driver (no GPU)"), "{out}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
     let rows = report["rows"].as_array().expect("rows");
     assert!(rows.len() > 500, "{} rows", rows.len());
     assert_eq!(report["device"]["cc"], serde_json::json!([3, 5]));
@@ -368,18 +374,7 @@ fn an_sgemm_kit_on_a_card_gives_the_models_table_and_checks_each_c() {
         }
     }
 
-    let json = dir.join("card.json");
-    let (ok, out, err) = keplersim(&[
-        "bench",
-        "sgemm",
-        "--card",
-        &k,
-        "--json",
-        &json.display().to_string(),
-    ]);
-    assert!(ok, "{err}\n{out}");
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("json");
+    let (out, report) = card_report("sgemm", &k, &dir);
     let rows = report["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 13);
     for r in rows {
