@@ -91,105 +91,66 @@ pub(super) fn shf(
 /// next), of source 0, bit-reversed first with `.BREV`.
 #[inline(always)]
 pub(super) fn bfe(i: Insn, signed: bool, brev: bool) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        let x = if brev { a[l].reverse_bits() } else { a[l] };
-        let pos = b[l] & 0xff;
-        let len = (b[l] >> 8) & 0xff;
-        d[l] = extract(x, pos, len, signed);
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    lanes(i, |[a, b]| {
+        let x = if brev { a.reverse_bits() } else { a };
+        extract(x, b & 0xff, (b >> 8) & 0xff, signed)
+    })
 }
 
 /// `BFI`: source 0's low bits inserted into source 2 at the field source 1 places.
 #[inline(always)]
 pub(super) fn bfi(i: Insn) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let c = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        let pos = b[l] & 0xff;
-        let len = (b[l] >> 8) & 0xff;
-        d[l] = if pos >= 32 || len == 0 {
-            c[l]
+    lanes(i, |[a, b, c]| {
+        let pos = b & 0xff;
+        let len = (b >> 8) & 0xff;
+        if pos >= 32 || len == 0 {
+            return c;
+        }
+        let len = len.min(32 - pos);
+        let mask = if len >= 32 {
+            u32::MAX
         } else {
-            let len = len.min(32 - pos);
-            let mask = if len >= 32 {
-                u32::MAX
-            } else {
-                ((1u32 << len) - 1) << pos
-            };
-            (c[l] & !mask) | ((a[l] << pos) & mask)
+            ((1u32 << len) - 1) << pos
         };
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+        (c & !mask) | ((a << pos) & mask)
+    })
 }
 
 /// `POPC`: the set bits of source 0 AND source 1 (each with its `~`).
 #[inline(always)]
 pub(super) fn popc(i: Insn) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        let av = if s[0].not { !a[l] } else { a[l] };
-        let bv = if s[1].not { !b[l] } else { b[l] };
-        d[l] = (av & bv).count_ones();
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    let (na, nb) = (i.op.src[0].not, i.op.src[1].not);
+    lanes(i, |[a, b]| {
+        let av = if na { !a } else { a };
+        let bv = if nb { !b } else { b };
+        (av & bv).count_ones()
+    })
 }
 
 /// `FLO`: the position of the leading one (of the leading bit unlike the
 /// sign when `signed`), as a shift amount with `.SH`; all ones for none.
 #[inline(always)]
 pub(super) fn flo(i: Insn, signed: bool, sh: bool) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        let mut x = if s[0].not { !a[l] } else { a[l] };
+    let not = i.op.src[0].not;
+    lanes(i, |[a]| {
+        let mut x = if not { !a } else { a };
         if signed && (x as i32) < 0 {
             x = !x;
         }
-        d[l] = if x == 0 {
+        if x == 0 {
             u32::MAX
         } else if sh {
             x.leading_zeros()
         } else {
             31 - x.leading_zeros()
-        };
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+        }
+    })
 }
 
 /// `PRMT`: bytes of the pair source 2 : source 0 picked by source 1.
 #[inline(always)]
 pub(super) fn prmt(i: Insn, mode: u8) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let sel = read(w, &s[1], env)?;
-    let b = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        d[l] = permute(a[l], b[l], sel[l], mode);
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    lanes(i, |[a, sel, b]| permute(a, b, sel, mode))
 }
 
 /// The `len`-bit field of `x` at bit `pos`, sign-extended when `signed`

@@ -172,18 +172,14 @@ pub(super) fn fset(i: Insn, cmp: Cmp, ftz: bool, bo: BoolOp, bf: bool) -> Result
 /// `FCMP`: source 0 where source 2 compares with zero as `cmp` says, else source 1.
 #[inline(always)]
 pub(super) fn fcmp(i: Insn, cmp: Cmp, ftz: bool) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let c = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        let t = fcmp32(fneg_abs32(c[l], &s[2]), 0.0, cmp, ftz);
-        d[l] = if t { a[l] } else { b[l] };
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    let sc = i.op.src[2];
+    lanes(i, |[a, b, c]| {
+        if fcmp32(fneg_abs32(c, &sc), 0.0, cmp, ftz) {
+            a
+        } else {
+            b
+        }
+    })
 }
 
 /// `FCHK.DIVIDE`: the lanes whose division needs the slow path ([`fchk_divide`]).

@@ -520,38 +520,22 @@ pub(super) fn imad(
 /// `IMADSP`: a multiply-add of the sub-words `ta`, `tb`, `tc` pick.
 #[inline(always)]
 pub(super) fn imadsp(i: Insn, ta: SubWord, tb: SubWord, tc: SubWord) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let c = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        d[l] = (ta.take(a[l]) * tb.take(b[l])).wrapping_add(tc.take(c[l])) as u32;
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    lanes(i, |[a, b, c]| {
+        (ta.take(a) * tb.take(b)).wrapping_add(tc.take(c)) as u32
+    })
 }
 
 /// `ISAD`: the absolute difference of sources 0 and 1, plus source 2.
 #[inline(always)]
 pub(super) fn isad(i: Insn, signed: bool) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let c = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
+    lanes(i, |[a, b, c]| {
         let diff = if signed {
-            (a[l] as i32 as i64 - b[l] as i32 as i64).unsigned_abs() as u32
+            (a as i32 as i64 - b as i32 as i64).unsigned_abs() as u32
         } else {
-            a[l].abs_diff(b[l])
+            a.abs_diff(b)
         };
-        d[l] = diff.wrapping_add(c[l]);
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+        diff.wrapping_add(c)
+    })
 }
 
 /// `IMNMX`: the minimum where predicate source 2 holds, else the maximum;
@@ -634,21 +618,10 @@ pub(super) fn iset(
 /// `ICMP`: source 0 where source 2 compares with zero as `cmp` says, else source 1.
 #[inline(always)]
 pub(super) fn icmp(i: Insn, cmp: Cmp, signed: bool) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let b = read(w, &s[1], env)?;
-    let c = read(w, &s[2], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        d[l] = if cmp_int(c[l], 0, cmp, signed) {
-            a[l]
-        } else {
-            b[l]
-        };
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    lanes(
+        i,
+        |[a, b, c]| if cmp_int(c, 0, cmp, signed) { a } else { b },
+    )
 }
 
 /// `SEL`: source 0 where predicate source 2 holds, else source 1.

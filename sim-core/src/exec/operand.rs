@@ -3,7 +3,7 @@
 //! 64-bit register pairs, the source modifiers (`-`, `|..|`, `~`), and the
 //! condition code's flags.
 
-use super::{Env, ExecError, R};
+use super::{Env, ExecError, Insn, R};
 use crate::op::*;
 use crate::warp::{Lanes, Warp};
 
@@ -55,6 +55,21 @@ pub(super) fn read_other(w: &Warp, o: &Operand, env: &Env) -> Result<R, ExecErro
             out
         }
     })
+}
+
+/// Runs an instruction whose lanes do not depend on one another: reads its
+/// first `N` sources for every lane and writes each lane's `f` of their
+/// values to the destination.
+#[inline(always)]
+pub(super) fn lanes<const N: usize>(i: Insn, f: impl Fn([u32; N]) -> u32) -> Result<(), ExecError> {
+    let Insn { op, w, env, m, .. } = i;
+    let mut src = [[0u32; 32]; N];
+    for (v, o) in src.iter_mut().zip(&op.src) {
+        *v = read(w, o, env)?;
+    }
+    let d: R = std::array::from_fn(|l| f(std::array::from_fn(|k| src[k][l])));
+    w.set_reg(op.d0, &d, m);
+    Ok(())
 }
 
 /// The lane mask of a predicate operand (with `!`).

@@ -9,31 +9,17 @@ use crate::op::*;
 /// `MUFU`: the special function unit's approximation of `f`.
 #[inline(always)]
 pub(super) fn mufu(i: Insn, f: MufuFn) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read(w, &s[0], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        d[l] = approximate(f, a[l], &s[0]);
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    let s0 = i.op.src[0];
+    lanes(i, |[a]| approximate(f, a, &s0))
 }
 
 /// `RRO`: the range reduction before `MUFU.SIN`/`COS`/`EX2`.
 #[inline(always)]
 pub(super) fn rro(i: Insn) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
     // RRO's output feeds only MUFU.SIN/COS/EX2; keeping the value in full
     // precision makes those exact functions of the original argument.
-    let a = read(w, &s[0], env)?;
-    let mut d = [0u32; 32];
-    for l in 0..32 {
-        d[l] = fneg_abs32(a[l], &s[0]).to_bits();
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    let s0 = i.op.src[0];
+    lanes(i, |[a]| fneg_abs32(a, &s0).to_bits())
 }
 
 /// MUFU: the function computed in double and rounded to single; inputs that are
