@@ -6,55 +6,38 @@ use super::{ExecError, Insn};
 use crate::fp;
 use crate::op::*;
 
+/// Runs an arithmetic instruction on register pairs: each lane's `f` of its
+/// first `N` sources as doubles (with their `-` and `|..|`), to the
+/// destination pair.
+#[inline(always)]
+fn arith<const N: usize>(i: Insn, f: impl Fn([f64; N]) -> u64) -> Result<(), ExecError> {
+    let Insn { op, w, env, m, .. } = i;
+    let mut src = [[0u64; 32]; N];
+    for (v, o) in src.iter_mut().zip(&op.src) {
+        *v = read64(w, o, env)?;
+    }
+    let d: [u64; 32] =
+        std::array::from_fn(|l| f(std::array::from_fn(|k| fneg_abs64(src[k][l], &op.src[k]))));
+    write64(w, op.d0, &d, m);
+    Ok(())
+}
+
 /// `DADD`.
 #[inline(always)]
 pub(super) fn dadd(i: Insn, rnd: Rnd) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read64(w, &s[0], env)?;
-    let b = read64(w, &s[1], env)?;
-    let mut d = [0u64; 32];
-    for l in 0..32 {
-        d[l] = fp::dadd(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
-    }
-    write64(w, op.d0, &d, m);
-    Ok(())
+    arith(i, |[a, b]| fp::dadd(a, b, rnd))
 }
 
 /// `DMUL`.
 #[inline(always)]
 pub(super) fn dmul(i: Insn, rnd: Rnd) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read64(w, &s[0], env)?;
-    let b = read64(w, &s[1], env)?;
-    let mut d = [0u64; 32];
-    for l in 0..32 {
-        d[l] = fp::dmul(fneg_abs64(a[l], &s[0]), fneg_abs64(b[l], &s[1]), rnd);
-    }
-    write64(w, op.d0, &d, m);
-    Ok(())
+    arith(i, |[a, b]| fp::dmul(a, b, rnd))
 }
 
 /// `DFMA`: one rounding.
 #[inline(always)]
 pub(super) fn dfma(i: Insn, rnd: Rnd) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = read64(w, &s[0], env)?;
-    let b = read64(w, &s[1], env)?;
-    let c = read64(w, &s[2], env)?;
-    let mut d = [0u64; 32];
-    for l in 0..32 {
-        d[l] = fp::dfma(
-            fneg_abs64(a[l], &s[0]),
-            fneg_abs64(b[l], &s[1]),
-            fneg_abs64(c[l], &s[2]),
-            rnd,
-        );
-    }
-    write64(w, op.d0, &d, m);
-    Ok(())
+    arith(i, |[a, b, c]| fp::dfma(a, b, c, rnd))
 }
 
 /// `DMNMX`: the minimum where predicate source 2 holds, else the maximum.
