@@ -487,6 +487,46 @@ fn error_symbol_and_code_problems() {
     assert_eq!(msg, ".text.saxpy: size 0xbc is not a multiple of 8 bytes");
 }
 
+#[test]
+fn error_table_entries() {
+    // The symbol table and a relocation section: entry sizes other than
+    // ELF64's, and sizes that are not whole entries.
+    for (file, table, what, unit) in [
+        ("saxpy.cubin", ".symtab", "symbol table", 24),
+        (
+            "globals.cubin",
+            ".rel.text.globals",
+            "relocation section",
+            16,
+        ),
+    ] {
+        let b0 = fixture(file);
+        let c = Cubin::parse(&b0).unwrap();
+        let header = get_u64(&b0, 0x28) as usize + c.section(table).unwrap().index * 64;
+        let size = get_u64(&b0, header + 32);
+        let mut b = b0.clone();
+        set_u64(&mut b, header + 56, unit + 8);
+        let (_, msg) = parse_err(&b);
+        assert_eq!(
+            msg,
+            format!(
+                "{what} {table} has {}-byte entries, {unit} expected",
+                unit + 8
+            )
+        );
+        let mut b = b0.clone();
+        set_u64(&mut b, header + 32, size - 4);
+        let (_, msg) = parse_err(&b);
+        assert_eq!(
+            msg,
+            format!(
+                "{table}: size {:#x} is not a multiple of {unit} bytes",
+                size - 4
+            )
+        );
+    }
+}
+
 // ----- robustness -----
 
 proptest! {

@@ -359,30 +359,34 @@ fn linked(
         })
 }
 
+/// Checks that a table section (`what`: "symbol table", ...) holds whole
+/// entries of `size` bytes, and that its header's entry size, if it gives
+/// one, is that size.
+fn entries(s: &Section, what: &str, size: u64) -> Result<(), CubinError> {
+    let name = printable(&s.name);
+    if s.entsize != 0 && s.entsize != size {
+        return Err(CubinError::EntrySize {
+            what: format!("{what} {name}"),
+            found: s.entsize,
+            expected: size,
+        });
+    }
+    if !s.data.chunks_exact(size as usize).remainder().is_empty() {
+        return Err(CubinError::Misaligned {
+            section: name,
+            size: s.size,
+            unit: size,
+        });
+    }
+    Ok(())
+}
+
 fn read_symbols(sections: &[Section]) -> Result<Vec<Symbol>, CubinError> {
     let Some(symtab) = sections.iter().find(|s| s.kind == SHT_SYMTAB) else {
         return Ok(Vec::new());
     };
     let name = printable(&symtab.name);
-    if symtab.entsize != 0 && symtab.entsize != SYM_SIZE {
-        return Err(CubinError::EntrySize {
-            what: format!("symbol table {name}"),
-            found: symtab.entsize,
-            expected: SYM_SIZE,
-        });
-    }
-    if !symtab
-        .data
-        .chunks_exact(SYM_SIZE as usize)
-        .remainder()
-        .is_empty()
-    {
-        return Err(CubinError::Misaligned {
-            section: name,
-            size: symtab.size,
-            unit: SYM_SIZE,
-        });
-    }
+    entries(symtab, "symbol table", SYM_SIZE)?;
     let strtab = linked(sections, u64::from(symtab.link), || {
         format!("sh_link of symbol table {name}")
     })?;
@@ -470,25 +474,7 @@ fn read_relocations(
     {
         let name = printable(&s.name);
         let expected = if s.kind == SHT_RELA { 24 } else { 16 };
-        if s.entsize != 0 && s.entsize != expected {
-            return Err(CubinError::EntrySize {
-                what: format!("relocation section {name}"),
-                found: s.entsize,
-                expected,
-            });
-        }
-        if !s
-            .data
-            .chunks_exact(expected as usize)
-            .remainder()
-            .is_empty()
-        {
-            return Err(CubinError::Misaligned {
-                section: name,
-                size: s.size,
-                unit: expected,
-            });
-        }
+        entries(s, "relocation section", expected)?;
         let target = linked(sections, u64::from(s.info), || {
             format!("sh_info of relocation section {name}")
         })?
