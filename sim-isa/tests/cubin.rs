@@ -527,6 +527,47 @@ fn error_table_entries() {
     }
 }
 
+#[test]
+fn error_names_symbols_and_no_sections() {
+    let b0 = fixture("saxpy.cubin");
+    let c = Cubin::parse(&b0).unwrap();
+    // No section header table at all.
+    let mut b = b0.clone();
+    set_u64(&mut b, 0x28, 0);
+    let (_, msg) = parse_err(&b);
+    assert_eq!(
+        msg,
+        "no section header table (e_shoff is 0): not a usable cubin"
+    );
+    // Symbol 1's name moved onto the last byte of .strtab, which is no
+    // longer a NUL.
+    let strtab = c.section(".strtab").unwrap();
+    let symtab = c.section(".symtab").unwrap();
+    let last = strtab.size - 1;
+    let mut b = b0.clone();
+    b[(strtab.offset + last) as usize] = b'x';
+    set_u32(&mut b, symtab.offset as usize + 24, last as u32);
+    let (_, msg) = parse_err(&b);
+    assert_eq!(
+        msg,
+        format!("symbol 1 name at offset {last:#x} in .strtab has no terminating NUL")
+    );
+    // A relocation naming a symbol past the table (r_info's high word).
+    let b0 = fixture("globals.cubin");
+    let c = Cubin::parse(&b0).unwrap();
+    let rel = c.section(".rel.text.globals").unwrap();
+    let mut b = b0.clone();
+    set_u32(&mut b, rel.offset as usize + 12, 999);
+    let (_, msg) = parse_err(&b);
+    assert_eq!(
+        msg,
+        format!(
+            ".rel.text.globals: relocation 0 refers to symbol 999, but there are only {} symbols",
+            c.symbols.len()
+        )
+    );
+}
+
 // ----- robustness -----
 
 proptest! {
