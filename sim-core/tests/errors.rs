@@ -174,6 +174,33 @@ fn runaway_kernels_stop_at_the_instruction_limit() {
 }
 
 #[test]
+fn kernels_the_loader_refuses_say_why() {
+    use sim_core::mem::GlobalMem;
+    use sim_core::program::Program;
+    use sim_isa::cubin::KernelSpec;
+    let src = std::fs::read_to_string(dir().join("oob_shared.sass")).expect("fixture");
+    let mut good = sim_isa::asm::assemble_source(&src).expect("assembles");
+    let mut big = good.remove(0);
+    // A frame past sm_35's 512 KiB of local memory a thread.
+    big.name = "big_frame".into();
+    big.frame_size = 600 << 10;
+    // A text section of one control word and no instruction.
+    let tiny = KernelSpec::new("tiny", vec![0x2000_0000_0000_0000], 8);
+    let mut w = CubinWriter::new();
+    w.add_kernel(big).add_kernel(tiny);
+    let cubin = Cubin::parse(&w.to_bytes().expect("writes")).expect("parses");
+    let load = |name: &str| match Program::load(&cubin, name, &mut GlobalMem::new()) {
+        Ok(_) => panic!("{name} loaded"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        load("big_frame"),
+        "kernel `big_frame` needs 614400 bytes of local memory per thread, past sm_35's 524288"
+    );
+    assert_eq!(load("tiny"), "kernel `tiny` has no code");
+}
+
+#[test]
 fn bad_launches_are_refused_before_running() {
     let src = std::fs::read_to_string(dir().join("oob_shared.sass")).expect("fixture");
     let mut w = CubinWriter::new();
