@@ -919,6 +919,78 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e}");
     }
+
+    #[test]
+    fn every_resolve_error_says_what_and_where() {
+        // Each launch file: the kernel "k" on one block of 32 threads, one
+        // float buffer "x" of n = 64, and the fields given.
+        let with = |fields: &str| {
+            format!(
+                "(kernel: \"k\", vars: {{ \"n\": 64 }}, grid: (1, 1, 1), block: (32, 1, 1), {fields})"
+            )
+        };
+        let x = r#"buffers: [(name: "x", elem: F32, len: "n")]"#;
+        let files = |f: &str| -> Result<Vec<u8>, String> { Err(format!("{f}: no such file")) };
+        for (text, want) in [
+            (
+                with(r#"cubin: "k.cubin", source: "k.cu""#),
+                "`cubin` and `source` both name the kernel file: give one",
+            ),
+            (
+                with(r#"flops: "n / m""#),
+                "flops: `n / m`: unknown variable `m`",
+            ),
+            (with(r#"flops: "0 - n""#), "flops: -64 is negative"),
+            (
+                with(r#"requires: [(zero: "n % 48", why: "n must be a multiple of 48")]"#),
+                "n must be a multiple of 48 (n=64: `n % 48` is 16)",
+            ),
+            (
+                with(r#"requires: [(positive: "n - 64", why: "n must exceed 64")]"#),
+                "n must exceed 64 (n=64: `n - 64` is 0)",
+            ),
+            (
+                with(r#"requires: [(zero: "n / 0", why: "w")]"#),
+                "requires: `n / 0`: division by zero",
+            ),
+            (
+                with(r#"buffers: [(name: "x", elem: F32, len: "0 - n")]"#),
+                "buffer `x`: length -64 is outside 0..=2^32",
+            ),
+            (
+                with(
+                    r#"buffers: [(name: "x", elem: F32, len: 4, init: Random(seed: 1, lo: 2, hi: 1))]"#,
+                ),
+                "buffer `x`: random range [2, 1] is empty",
+            ),
+            (
+                with(r#"buffers: [(name: "x", elem: F32, len: 4, init: File("x.bin"))]"#),
+                "buffer `x`: x.bin: no such file",
+            ),
+            (
+                with(&format!(
+                    r#"{x}, checks: [(buffer: "y", reference: File("y.bin"), compare: BitExact)]"#
+                )),
+                "check of `y`: no buffer of that name",
+            ),
+            (
+                with(&format!(
+                    r#"{x}, checks: [(buffer: "x", reference: File("x.bin"), compare: BitExact)]"#
+                )),
+                "check of `x`: x.bin: no such file",
+            ),
+            (
+                with(&format!(
+                    r#"{x}, checks: [(buffer: "x", reference: Builtin(name: "saxpy", inputs: ["z"]), compare: BitExact)]"#
+                )),
+                "check of `x`: input `z` is no buffer",
+            ),
+        ] {
+            let spec = parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let got = resolve(&spec, &[], &files).err().map(|e| e.to_string());
+            assert_eq!(got.as_deref(), Some(want), "{text}");
+        }
+    }
 }
 
 /// Why running a launch failed.
