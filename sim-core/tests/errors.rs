@@ -166,6 +166,31 @@ fn illegal_instructions_and_registers() {
 }
 
 #[test]
+fn barriers_branches_and_locks_the_hardware_has_not() {
+    expect(
+        "bad_barrier",
+        &[
+            "illegal instruction: barrier 16 does not exist (0..15)",
+            "BAR.SYNC R0;",
+        ],
+    );
+    expect(
+        "bad_brx",
+        &[
+            "illegal instruction: BRX to misaligned address 0x1c",
+            "BRX R0;",
+        ],
+    );
+    expect(
+        "unlocked_store",
+        &[
+            "illegal instruction: STSCUL to shared 0x0, whose lock lane 0 does not hold",
+            "by thread (0, 0, 0) in block (0, 0, 0)",
+        ],
+    );
+}
+
+#[test]
 fn runaway_kernels_stop_at_the_instruction_limit() {
     expect(
         "runaway",
