@@ -606,4 +606,61 @@ pub(crate) mod tests {
         assert!(l[29].starts_with("←/→ cycle"), "{}", l[29]);
         assert!(l[0].contains("sample"), "{}", l[0]);
     }
+
+    /// Traces that decode but do not hold together (fields of the sample's
+    /// events and header changed at random: a pc past the listing, a
+    /// scheduler, slot or warp the header has not, cycles near the ends of
+    /// u64, no schedulers, no listing) open, draw, step, search and export
+    /// without a panic. Each field change is a byte of its postcard
+    /// encoding changed, kept when the result still decodes.
+    #[test]
+    fn traces_that_do_not_hold_together_never_panic() {
+        let base = crate::trace::tests::sample();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut opened = 0;
+        for _ in 0..250 {
+            let mut t = base.clone();
+            let mut bytes = postcard::to_allocvec(&t.header).unwrap();
+            let i = (next() % bytes.len() as u64) as usize;
+            bytes[i] = next() as u8;
+            if let Ok(h) = postcard::from_bytes::<crate::trace::Header>(&bytes) {
+                t.header = h;
+            }
+            for e in &mut t.events {
+                if next() % 3 != 0 {
+                    continue;
+                }
+                let mut bytes = postcard::to_allocvec(e).unwrap();
+                for _ in 0..1 + next() % 2 {
+                    let i = (next() % bytes.len() as u64) as usize;
+                    bytes[i] = if next() % 2 == 0 { 0xff } else { next() as u8 };
+                }
+                if let Ok(m) = postcard::from_bytes::<Event>(&bytes) {
+                    *e = m;
+                }
+            }
+            let _ = crate::perfetto::events(&t);
+            let Ok(mut a) = App::new(t) else { continue };
+            opened += 1;
+            let _ = lines(&a, 150, 42);
+            for c in "l]hn[wWnpkksSbBcCdDmM".chars() {
+                key(&mut a, KeyCode::Char(c));
+                let _ = lines(&a, 150, 42);
+            }
+            for k in [KeyCode::End, KeyCode::Home, KeyCode::PageDown] {
+                key(&mut a, k);
+                let _ = lines(&a, 150, 42);
+            }
+            chars(&mut a, "g99999999999999999999");
+            key(&mut a, KeyCode::Enter);
+            let _ = lines(&a, 150, 42);
+        }
+        assert!(opened > 60, "only {opened} of 250 changed traces opened");
+    }
 }
