@@ -105,6 +105,15 @@ pub fn run(
         }
     }
     println!("{line}");
+    println!(
+        "\nHeld to the paper: each step within {:.0} points of its range, baseline to +Dual within {:.1}-{:.1}x.",
+        ladder::STEP_TOLERANCE * 100.0,
+        ladder::ALL_RANGE.0,
+        ladder::ALL_RANGE.1
+    );
+    for &n in sizes {
+        println!("- {n}: {}", ladder::verdict(&ladder::misses(&rows, n)));
+    }
     if let Some(p) = plot {
         let steps: Vec<&str> = ["baseline"]
             .into_iter()

@@ -65,6 +65,49 @@ pub const PAPER: [(&str, f64, f64); 4] = [
 /// The paper's gain from the baseline to +Dual, all steps together.
 pub const PAPER_ALL: f64 = 2.6;
 
+/// The check the ladder holds the model to: each step's gain within
+/// `STEP_TOLERANCE` (3 points) of the paper's range, and the gain from the
+/// baseline to +Dual within `ALL_RANGE` (the paper's 2.6x, give or take
+/// 0.3).
+pub const STEP_TOLERANCE: f64 = 0.03;
+
+/// See [`STEP_TOLERANCE`].
+pub const ALL_RANGE: (f64, f64) = (2.3, 2.9);
+
+/// The figures of one size's `gflops` that miss the check of
+/// [`STEP_TOLERANCE`] and [`ALL_RANGE`], each as `(what, got, wanted)`:
+/// `("+LD128", "+23.3%", "24-38%")`. Empty when every figure holds, or none
+/// could be taken.
+pub fn misses_of(gflops: Gflops) -> Vec<(String, String, String)> {
+    // Compared as printed: in tenths of a point, and hundredths of a factor.
+    let at = |x: f64, per: f64| (x * per).round() as i64;
+    let mut out = Vec::new();
+    for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
+        let Some(g) = step_gain_of(gflops, i) else {
+            continue;
+        };
+        let (lo, hi) = (lo - STEP_TOLERANCE, hi + STEP_TOLERANCE);
+        if !(at(lo, 1000.0)..=at(hi, 1000.0)).contains(&at(g, 1000.0)) {
+            out.push((
+                step.to_string(),
+                format!("{:+.1}%", g * 100.0),
+                format!("{:.0}-{:.0}%", lo * 100.0, hi * 100.0),
+            ));
+        }
+    }
+    if let Some(g) = ladder_gain_of(gflops) {
+        let (lo, hi) = ALL_RANGE;
+        if !(at(lo, 100.0)..=at(hi, 100.0)).contains(&at(g, 100.0)) {
+            out.push((
+                "all".to_string(),
+                format!("{g:.2}x"),
+                format!("{lo:.1}-{hi:.1}x"),
+            ));
+        }
+    }
+    out
+}
+
 /// One simulated run.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Row {
@@ -309,6 +352,25 @@ pub fn ladder_gain(rows: &[Row], size: i64) -> Option<f64> {
     ladder_gain_of(&|k| Some(find(rows, k, size)?.gflops))
 }
 
+/// The model's figures at `size` that miss the ladder's check
+/// ([`misses_of`]).
+pub fn misses(rows: &[Row], size: i64) -> Vec<(String, String, String)> {
+    misses_of(&|k| Some(find(rows, k, size)?.gflops))
+}
+
+/// The check's verdict on `misses` as `bench sgemm` prints it: `every figure
+/// holds`, or `misses +LD128 +23.3% (wants 24-38%), ...`.
+pub fn verdict(misses: &[(String, String, String)]) -> String {
+    if misses.is_empty() {
+        return "every figure holds".into();
+    }
+    let m: Vec<String> = misses
+        .iter()
+        .map(|(what, got, want)| format!("{what} {got} (wants {want})"))
+        .collect();
+    format!("misses {}", m.join(", "))
+}
+
 /// What re-tuning gained at `size`: the tuned kernel over the paper's +Dual
 /// (0.05 = 5% faster).
 pub fn tuned_gain(rows: &[Row], size: i64) -> Option<f64> {
@@ -398,4 +460,43 @@ pub fn card_rows(card: &kit::CardResults) -> Result<Vec<CardRow>, Error> {
         });
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GFlop/s of the ladder's five kernels whose steps gain `gains` (as
+    /// fractions) on a baseline of 1000.
+    fn ladder(gains: [f64; 4]) -> impl Fn(usize) -> Option<f64> {
+        move |k| (k <= gains.len()).then(|| gains[..k].iter().fold(1000.0, |g, s| g * (1.0 + s)))
+    }
+
+    #[test]
+    fn the_check_allows_three_points_either_side_and_2_3_to_2_9x() {
+        // The ends of every band hold: 7% and 13% for +Reg's "about 10%",
+        // 24% for +LD128 (27-35), 15% for +LDG128 (5-12), 81% for +Dual.
+        assert_eq!(misses_of(&ladder([0.07, 0.24, 0.15, 0.81])), vec![]);
+        assert_eq!(misses_of(&ladder([0.13, 0.24, 0.02, 0.81])), vec![]);
+        // Just past them, each is named with what it got and wanted.
+        let m = misses_of(&ladder([0.069, 0.239, 0.02, 0.81]));
+        assert_eq!(
+            m,
+            vec![
+                ("+Reg".into(), "+6.9%".into(), "7-13%".into()),
+                ("+LD128".into(), "+23.9%".into(), "24-38%".into()),
+            ]
+        );
+        // The model's figures at 1536: +LD128 and the whole ladder miss.
+        let m = misses_of(&ladder([0.107, 0.233, 0.051, 1.076]));
+        let what: Vec<&str> = m.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(what, ["+LD128", "all"]);
+        assert_eq!(m[1].1, "2.98x");
+        assert_eq!(m[1].2, "2.3-2.9x");
+        // A ladder with a kernel missing is checked on what it has.
+        assert_eq!(
+            misses_of(&|k| (k < 2).then_some(1000.0 + k as f64 * 100.0)),
+            vec![]
+        );
+    }
 }
