@@ -400,9 +400,19 @@ fn an_sgemm_kit_on_a_card_gives_the_models_table_and_checks_each_c() {
         "| step | paper (K20m) | card, 192 | model, 192 | card, 384 | model, 384 |",
         "| +Dual (the paper's bytes) | 384 |",
         "the model's, bit for bit |",
+        "Held to the paper: each step within 3 points of its range",
+        "\n- card, 192: ",
+        "\n- model, 384: ",
     ] {
         assert!(out.contains(want), "no `{want}`:\n{out}");
     }
+    // The card's verdict on the paper's check is the model's.
+    let verdict = |who: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("- {who}, 384: ")))
+            .unwrap_or_else(|| panic!("no {who} verdict:\n{out}"))
+    };
+    assert_eq!(verdict("card"), verdict("model"));
 
     // A card whose C differs from the model's in one element says so, and
     // fails.
