@@ -120,7 +120,35 @@ pub fn run(
         println!("plotted {}", p.display());
     }
     if let Some(p) = json {
-        let text = serde_json::to_string_pretty(&rows)?;
+        // The rows, and at each size the steps' gains (fractions), the whole
+        // ladder's (a factor) and the figures that miss the paper's check.
+        let sizes_json: Vec<serde_json::Value> = sizes
+            .iter()
+            .map(|&n| {
+                let steps: serde_json::Map<String, serde_json::Value> = PAPER
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.0.to_string(), ladder::step_gain(&rows, i, n).into()))
+                    .collect();
+                let misses: Vec<serde_json::Value> = ladder::misses(&rows, n)
+                    .into_iter()
+                    .map(|(what, got, wants)| {
+                        serde_json::json!({"what": what, "got": got, "wants": wants})
+                    })
+                    .collect();
+                serde_json::json!({
+                    "size": n,
+                    "gains": steps,
+                    "all": ladder::ladder_gain(&rows, n),
+                    "tuned_over_dual": ladder::tuned_gain(&rows, n),
+                    "misses": misses,
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "rows": rows,
+            "sizes": sizes_json,
+        }))?;
         std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
     }
     let wrong = ladder::wrong(&rows);

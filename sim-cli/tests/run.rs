@@ -255,6 +255,7 @@ fn run_plots_the_schedulers_and_the_issue_rate() {
 #[test]
 fn bench_sgemm_prints_the_gains_beside_the_papers_and_plots_them() {
     let svg = std::env::temp_dir().join(format!("keplersim-ladder-{}.svg", std::process::id()));
+    let json = svg.with_extension("json");
     let (ok, out, err) = keplersim(&[
         "bench",
         "sgemm",
@@ -262,6 +263,8 @@ fn bench_sgemm_prints_the_gains_beside_the_papers_and_plots_them() {
         "384",
         "--plot",
         &svg.display().to_string(),
+        "--json",
+        &json.display().to_string(),
     ]);
     assert!(ok, "{err}");
     for want in [
@@ -278,6 +281,30 @@ fn bench_sgemm_prints_the_gains_beside_the_papers_and_plots_them() {
     let text = std::fs::read_to_string(&svg).expect("the SVG");
     let _ = std::fs::remove_file(&svg);
     assert!(text.contains("SGEMM ladder"));
+    // The JSON: the rows, and the gains and the check's misses the table
+    // prints.
+    let text = std::fs::read_to_string(&json).expect("the JSON");
+    let _ = std::fs::remove_file(&json);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(v["rows"].as_array().map(Vec::len), Some(7), "{v}");
+    let at = &v["sizes"][0];
+    assert_eq!(at["size"], 384);
+    let reg = at["gains"]["+Reg"].as_f64().expect("+Reg's gain");
+    assert!(
+        out.contains(&format!("| +Reg | about 10% | {:+.1}% |", reg * 100.0)),
+        "{out}"
+    );
+    let all = at["all"].as_f64().expect("the whole ladder's");
+    assert!(out.contains(&format!("| {all:.2}x |")), "{out}");
+    let s = |m: &serde_json::Value, k: &str| m[k].as_str().expect(k).to_string();
+    let misses: Vec<(String, String, String)> = at["misses"]
+        .as_array()
+        .expect("misses")
+        .iter()
+        .map(|m| (s(m, "what"), s(m, "got"), s(m, "wants")))
+        .collect();
+    let line = format!("- 384: {}", sim_kernels::ladder::verdict(&misses));
+    assert!(out.contains(&line), "no `{line}`:\n{out}");
 }
 
 /// `--threads 0` is refused, and so is `--sample` on more than one thread
