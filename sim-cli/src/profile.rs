@@ -174,7 +174,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             t.stats.stall.iter().sum::<u64>()
         );
         println!(
-            "{:<10} {:<11} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
+            "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
             "address", "control", "executed", "dual", "conflicts", "stalled", "instruction"
         );
         for &s in &slots {
@@ -182,7 +182,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             let conf: u64 = c.conflicts.iter().sum();
             let regs = conflict_regs(s);
             println!(
-                "/*{:04x}*/   {:<11} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
+                "/*{:04x}*/   {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
                 s * 8,
                 control(prog.ctrl.get(s).copied().unwrap_or(0), reading),
                 c.executions,

@@ -216,6 +216,30 @@ fn profile_names_the_main_loops_instructions_with_their_stalls() {
         .unwrap_or_else(|| panic!("no main-loop FFMA:\n{out}"));
     assert!(ffma.starts_with("/*"), "{ffma}");
     assert!(out.contains("LDS.64"), "{out}");
+    // Every row keeps the header's columns, whatever its control byte says
+    // (`0x28 wait 11` is the widest).
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("address"))
+        .expect("the header");
+    let executed_end = header.find("executed").expect("executed") + "executed".len();
+    let instruction = header.find("instruction").expect("instruction");
+    let rows: Vec<&str> = out
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with("/*"))
+        .collect();
+    assert!(rows.iter().any(|r| r.contains("wait 11")), "{out}");
+    for row in rows {
+        let b = row.as_bytes();
+        assert!(
+            b[executed_end - 1].is_ascii_digit()
+                && b[executed_end] == b' '
+                && b[instruction - 1] == b' '
+                && b[instruction] != b' ',
+            "a row off the header's columns:\n{header}\n{row}"
+        );
+    }
     let hottest = out.split("hottest instructions").nth(1).expect("hottest");
     assert!(hottest.contains("3072"), "{hottest}");
     let worst = out.split("worst stalls").nth(1).expect("worst stalls");
