@@ -1,6 +1,7 @@
 //! The committed table (`sim-isa/src/sm35_table.rs`) is what the crack derives
-//! today: this test runs the whole crack against NVIDIA's nvdisasm (about 90 s)
-//! and fails if regenerating would change the file.
+//! today: this test runs the whole crack against NVIDIA's nvdisasm (15 million
+//! words; several minutes, most of them nvdisasm's: docs/isa-crack.md) and
+//! fails if regenerating would change the file.
 
 use sim_oracle::crack;
 use sim_oracle::tools::{workspace_root, Tools};
