@@ -329,7 +329,12 @@ impl Config {
             file: file.into(),
             line: e.position.line,
             field: "(syntax)".into(),
-            why: e.code.to_string(),
+            why: crate::ron_text::describe(&e.code, |name| match name {
+                "RawConfig" => Some("the file"),
+                "RawChip" => Some("`chip`"),
+                "RawTiming" => Some("`timing`"),
+                _ => None,
+            }),
         })?;
         Config::validate(&raw, text, file)
     }
@@ -473,7 +478,16 @@ mod tests {
         assert!(e.to_string().contains("chip.clock_mhz"), "{e}");
         let e = Config::parse("(\n chip: (\n  smz: 3,\n ),\n)", "x.ron").unwrap_err();
         assert_eq!(e.line, 3);
-        assert!(e.why.contains("smz"), "{e}");
+        assert!(
+            e.why
+                .starts_with("unknown field `smz` in `chip`: the fields are `sms`, "),
+            "{e}"
+        );
+        let e = Config::parse("(timming: ())", "x.ron").unwrap_err();
+        assert_eq!(
+            e.why, "unknown field `timming` in the file: the fields are `chip`, `timing`",
+            "{e}"
+        );
         let e = Config::parse(
             "(chip: (max_threads_per_block: 1024, max_threads_per_sm: 512))",
             "x.ron",

@@ -1,5 +1,5 @@
 //! The model of the K20m: functional execution of sm_35 warps (this crate's
-//! `func`), and later the cycle-level timing model on top of it.
+//! `func`), and the cycle-level timing model on top of it (`timing`).
 //!
 //! Data flow: a cubin's kernel is loaded into a [`program::Program`] (each
 //! instruction's nvdisasm text lowered once to an [`op::Op`]), a launch gives it
@@ -19,6 +19,7 @@ pub mod mem;
 pub mod op;
 pub mod program;
 pub mod reference;
+pub mod ron_text;
 pub mod sass;
 pub mod timing;
 pub mod warp;

@@ -41,7 +41,21 @@ pub fn parse(text: &str) -> Result<LaunchSpec, LaunchError> {
     opts.from_str(text).map_err(|e| LaunchError::Syntax {
         line: e.position.line,
         col: e.position.col,
-        msg: e.code.to_string(),
+        msg: crate::ron_text::describe(&e.code, |name| match name {
+            "LaunchSpec" => Some("the launch file"),
+            "BufferSpec" => Some("a buffer"),
+            "CheckSpec" => Some("a check"),
+            "Require" => Some("a `requires` entry"),
+            "Init" => Some("a buffer's `init`"),
+            "Arg" => Some("`args`"),
+            "Elem" => Some("a buffer's `elem`"),
+            "Memory" => Some("`memory`"),
+            "Reference" => Some("a check's `reference`"),
+            "Compare" => Some("a check's `compare`"),
+            "Num" => Some("a whole number or an expression in quotes (`\"n / 64\"`)"),
+            "Real" => Some("a number or an integer expression in quotes (`\"n * 2\"`)"),
+            _ => None,
+        }),
     })
 }
 
@@ -918,6 +932,30 @@ mod tests {
         let e = parse("(kernel: \"k\",\n grid: (1, 1, 1),\n block: (1, 1, 1),\n bogus: 3)")
             .unwrap_err();
         assert!(matches!(e, LaunchError::Syntax { line: 4, .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("unknown field `bogus` in the launch file: the fields are `kernel`, "),
+            "{e}"
+        );
+        // In the file's words, not the reading types' (`Elem`, `Num`).
+        let head = "(kernel: \"k\", grid: (1, 1, 1), block: (1, 1, 1), buffers: [(name: \"a\", ";
+        for (tail, want) in [
+            (
+                "elem: F65, len: 4)])",
+                "unknown `F65` in a buffer's `elem`: it is one of `U8`, ",
+            ),
+            (
+                "elem: F32, len: 1.5)])",
+                "expected a whole number or an expression in quotes",
+            ),
+            (
+                "elem: F32, len: 4, init: Fill(true))])",
+                "expected a number or an integer expression in quotes",
+            ),
+        ] {
+            let e = parse(&format!("{head}{tail}")).unwrap_err().to_string();
+            assert!(e.contains(want), "{tail}: {e}");
+        }
     }
 
     #[test]
