@@ -527,7 +527,10 @@ fn encode_at(
     let t = substitute(text, k, addr_of).map_err(|message| AsmError { line, message })?;
     let mut word = encode::assemble(&t, addr).map_err(|e| AsmError {
         line,
-        message: e.to_string(),
+        message: match (&e, operand_hint(&t)) {
+            (encode::EncodeError::NoForm { .. }, Some(h)) => format!("{e}: {h}"),
+            _ => e.to_string(),
+        },
     })?;
     if let Some(h) = hint {
         if h != word && disassemble(h, addr).ok() == disassemble(word, addr).ok() {
@@ -599,6 +602,72 @@ fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Resu
         i += 1;
     }
     Ok(out)
+}
+
+/// What is likely wrong with instruction text `t` (labels and aliases
+/// substituted) that no form prints: a register or predicate sm_35 does not
+/// have, or a branch to a name that is no label of the kernel.
+fn operand_hint(t: &str) -> Option<String> {
+    let body = t.trim_end_matches(';');
+    let body = match body.strip_prefix('@') {
+        Some(guarded) => guarded.split_once(' ').map_or("", |(_, rest)| rest),
+        None => body,
+    };
+    let (mnemonic, operands) = body.split_once(' ').unwrap_or((body, ""));
+    let base = mnemonic.split('.').next().unwrap_or("");
+    let guard = t
+        .strip_prefix('@')
+        .map(|g| g.split(' ').next().unwrap_or(""));
+    let tokens = guard
+        .map(|g| g.trim_start_matches('!'))
+        .into_iter()
+        .chain(operands.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')));
+    let number = |tok: &str, prefix: char| {
+        tok.strip_prefix(prefix)
+            .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+            .and_then(|d| d.parse::<u64>().ok())
+    };
+    for tok in tokens {
+        match (number(tok, 'R'), number(tok, 'P')) {
+            (Some(255), _) => return Some("R255 is written `RZ`".into()),
+            (Some(n), _) if n > 255 => {
+                return Some(format!("`{tok}` is no register: sm_35 has R0..R254 and RZ"))
+            }
+            (_, Some(7)) => return Some("P7 is written `PT`".into()),
+            (_, Some(n)) if n > 7 => {
+                return Some(format!("`{tok}` is no predicate: sm_35 has P0..P6 and PT"))
+            }
+            _ => {}
+        }
+    }
+    // nvdisasm prints integers in hex, and the encoder matches its text.
+    for o in operands.split(',').map(str::trim) {
+        let digits = o.strip_prefix('-').unwrap_or(o);
+        if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+            if let Ok(n) = digits.parse::<u64>() {
+                let sign = if o.starts_with('-') { "-" } else { "" };
+                return Some(format!(
+                    "integers are written in hex, as nvdisasm prints them: `{sign}{n:#x}` for `{o}`"
+                ));
+            }
+        }
+    }
+    let branch = matches!(
+        base,
+        "BRA" | "CAL" | "JCAL" | "JMP" | "SSY" | "PBK" | "PCNT"
+    );
+    if branch {
+        // A name, not a condition (`CC.EQ`) or a constant (`c[0x0][0x20]`).
+        let name = operands.split([',', ' ']).map(str::trim).find(|o| {
+            o.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && !o.contains(['.', '['])
+                && *o != "CC"
+        });
+        if let Some(name) = name {
+            return Some(format!("`{name}` is no label of this kernel"));
+        }
+    }
+    None
 }
 
 /// Byte address of instruction `slot` (a control word before every seven).
@@ -822,6 +891,45 @@ mod tests {
 
     use super::*;
     use crate::decode::disassemble;
+
+    #[test]
+    fn a_text_no_form_prints_says_what_is_likely_wrong() {
+        let why = |line: &str| {
+            let src = format!(".kernel k\n{line}\nEXIT;\n");
+            let e = assemble_source(&src).unwrap_err();
+            assert_eq!(e.line, 2, "{e}");
+            assert!(e.message.contains("no encoding of"), "{e}");
+            e.message
+        };
+        for (line, hint) in [
+            (
+                "IADD R300, R0, 0x1;",
+                "`R300` is no register: sm_35 has R0..R254 and RZ",
+            ),
+            ("IADD R255, R0, 0x1;", "R255 is written `RZ`"),
+            ("@P9 EXIT;", "`P9` is no predicate: sm_35 has P0..P6 and PT"),
+            ("@!P7 EXIT;", "P7 is written `PT`"),
+            (
+                "ISETP.GT.AND P8, PT, R0, 0x1, PT;",
+                "`P8` is no predicate: sm_35 has P0..P6 and PT",
+            ),
+            ("BRA nowhere;", "`nowhere` is no label of this kernel"),
+            (
+                "@P0 BRA CC.EQ, nowhere;",
+                "`nowhere` is no label of this kernel",
+            ),
+            (
+                "MOV R1, 12;",
+                "integers are written in hex, as nvdisasm prints them: `0xc` for `12`",
+            ),
+            ("IADD R1, R0, -1;", "`-0x1` for `-1`"),
+        ] {
+            let m = why(line);
+            assert!(m.ends_with(hint), "{line}: {m}");
+        }
+        // Nothing to point at: the plain message.
+        assert!(why("FFMA R1, R2, R3;").ends_with("(check modifiers and operands)"));
+    }
 
     #[test]
     fn labels_aliases_and_annotations() {
