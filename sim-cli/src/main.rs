@@ -224,7 +224,7 @@ fn check(
         }
         let c = r.conflicts();
         println!(
-            "{name}: {} instructions, {} dual-issue pairs; bank conflicts {} 2-way, {} 3-way, {} 4-way; dual-issue rule breaks {}; hazards {}; unaligned loops {}",
+            "{name}: {} instructions, {} dual-issue pairs; bank conflicts {} 2-way, {} 3-way, {} 4-way; dual-issue rule breaks {}; hazards {}; unaligned loops {}{}",
             r.instructions,
             r.pairs,
             c[0],
@@ -232,7 +232,11 @@ fn check(
             c[2],
             r.dual_breaks(),
             r.hazards(),
-            r.unaligned()
+            r.unaligned(),
+            match r.cannot_run() {
+                0 => String::new(),
+                n => format!("; cannot run {n}"),
+            }
         );
         total += r.findings.len();
     }

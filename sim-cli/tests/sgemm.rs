@@ -372,6 +372,14 @@ fn broken_kernels_are_reported() {
         line("unaligned_loop").contains("unaligned loops 1"),
         "{out}"
     );
+    // An instruction the model cannot run is named with the error a warp
+    // reaching it would stop with; a kernel without one says nothing of it.
+    assert!(line("illegal").ends_with("; cannot run 1"), "{out}");
+    assert!(
+        out.contains("LDS.128 R5, [R0];                            cannot run: illegal instruction: destination R5 of a 128-bit operand must be a multiple of 4"),
+        "{out}"
+    );
+    assert!(!line("clean").contains("cannot run"), "{out}");
     assert!(
         line("clean").contains("bank conflicts 0 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0"),
         "{out}"

@@ -21,7 +21,10 @@
 //!   set is scoreboarded instead); and hazards: a read of an `LDG` result no
 //!   `TEXDEPBAR` has waited for, which reads the old value;
 //! - loops (backward branches) whose first instruction does not start a
-//!   7-instruction group, so they cannot keep the dual-issue alignment.
+//!   7-instruction group, so they cannot keep the dual-issue alignment;
+//! - instructions the model cannot run: illegal ones (a 128-bit load into a
+//!   register not a multiple of 4, a register past the kernel's count) and
+//!   those it decodes but does not execute (texture, surface, video).
 //!
 //! Loops are walked twice, the second time with the state the first left, so
 //! that what one iteration leaves for the next is checked too. Branches
@@ -56,6 +59,9 @@ pub enum Finding {
     LdgHazard { reg: u8, writer: u32 },
     /// A loop whose first instruction (this one) does not start a group.
     Unaligned { branch: u32 },
+    /// An instruction the model cannot run (an illegal one, or one it does
+    /// not execute): [`Program::problem`]'s `why`.
+    CannotRun { why: String },
 }
 
 impl fmt::Display for Finding {
@@ -87,6 +93,7 @@ impl fmt::Display for Finding {
                 "the loop branched to from {:#06x} starts here, not at a 7-instruction group",
                 branch * 8
             ),
+            Finding::CannotRun { why } => write!(f, "cannot run: {why}"),
         }
     }
 }
@@ -128,6 +135,12 @@ impl Report {
         self.findings
             .iter()
             .filter(|(_, f)| matches!(f, Finding::Unaligned { .. }))
+            .count()
+    }
+    pub fn cannot_run(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|(_, f)| matches!(f, Finding::CannotRun { .. }))
             .count()
     }
 }
@@ -207,6 +220,10 @@ pub fn check_with(prog: &Program, opts: Options) -> Report {
         if matches!(op.kind, Kind::Bra { .. }) && (op.target as usize) <= s && op.target % 8 != 1 {
             found.insert((op.target, Finding::Unaligned { branch: s as u32 }));
         }
+    }
+    // What the loader refused to run: a warp reaching it stops with this.
+    for (slot, why) in &prog.problems {
+        found.insert((*slot, Finding::CannotRun { why: why.clone() }));
     }
     Report {
         findings: found.into_iter().collect(),
