@@ -6,7 +6,7 @@
 //! nvdisasm ignores as ptxas writes them, see `sim_isa::encode`), which prints
 //! the same text.
 //!
-//! The goal is 100%, and the crack reaches it: the test fails on any
+//! The goal is 100%, and the crack reaches it: the test fails on any
 //! disagreement (`FLOOR_PPM`) and prints the figures. Needs the tools.
 //! `KEPLERSIM_FUZZ_SEED=0x...` draws another million words (the seed must not
 //! be zero); `KEPLERSIM_FUZZ_DUMP=path` writes every disagreement to
