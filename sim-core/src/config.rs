@@ -437,6 +437,17 @@ impl Config {
             ));
         }
         let timing = raw.timing.validate(text, file)?;
+        if timing.shared_min_cycles > timing.shared_cycles_per_transaction {
+            return Err(ConfigError {
+                file: file.into(),
+                line: line_of(text, "shared_min_cycles"),
+                field: "timing.shared_min_cycles".into(),
+                why: format!(
+                    "{} is more than shared_cycles_per_transaction ({}): a share of a transaction cannot take longer than a whole one",
+                    timing.shared_min_cycles, timing.shared_cycles_per_transaction
+                ),
+            });
+        }
         Ok(Config { chip, timing })
     }
 }
@@ -494,6 +505,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.why.contains("more than max_threads_per_sm"), "{e}");
+        let e = Config::parse("(timing: (\n shared_min_cycles: 64.0,\n))", "x.ron").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (2, "timing.shared_min_cycles"));
+        assert!(
+            e.why
+                .starts_with("64 is more than shared_cycles_per_transaction (1.317)"),
+            "{e}"
+        );
     }
 
     #[test]
