@@ -135,6 +135,11 @@ timing_params! {
     /// SM's load/store unit): 0 pair 0 always, 1 the pairs in turn, a cycle
     /// each (not measured; a fixed order starves pair 1's loads).
     pair_rotation: u32 = 1, 0, 1;
+    /// Cycles a warp may wait for the load/store unit or the texture
+    /// pipeline, while other schedulers' warps take it, before it goes first:
+    /// the arbiter's guarantee of progress, not a timing figure (not
+    /// measured; no suite kernel waits so long, so it changes no figure).
+    unit_starvation_cycles: u32 = 65536, 1, 1 << 30;
     /// Cycles the control byte 0x00 holds the warp (paper: 16; nouveau says 32).
     unscheduled_stall: u32 = 16, 0, 255;
     /// Cycles from a single issue coded 0x20 to the warp's next issue; a

@@ -333,3 +333,43 @@ fn a_control_ends_a_run_early_and_says_why() {
     assert_eq!(st.partial, Some(Partial::Stopped));
     assert_eq!(st.stats.warp_instructions, 0);
 }
+
+/// A unit held an even number of cycles always frees in a cycle of the
+/// same parity, so the pairs' alternation gives it to the same pair each
+/// time: with shared transactions of 64 cycles, a warp of the lock kernel
+/// that holds a shared word's lock never got the load/store unit to release
+/// it, and the kernel spun for ever. The arbiter's guarantee of progress
+/// (`unit_starvation_cycles`) lets it finish, at any thread count and
+/// stepping alike; with the guarantee out of reach, it does not finish in
+/// a bounded run.
+#[test]
+fn a_starved_warp_gets_the_load_store_unit() {
+    let path = root().join("traces/kernels/atomics.launch.ron");
+    let mut config = Config::default();
+    config.timing.shared_cycles_per_transaction = 64.0;
+    let out = run(&path, &config);
+    assert!(out.passed(), "the lock kernel's results");
+    let cycles = out.timed.as_ref().expect("timed").cycles;
+    assert_eq!(
+        run_as(&path, &config, Stepping::Lockstep)
+            .timed
+            .expect("timed")
+            .cycles,
+        cycles
+    );
+    // Without it (a wait longer than any run), the same kernel is still
+    // spinning many times its finished length later.
+    config.timing.unit_starvation_cycles = 1 << 30;
+    let (cubin, r, read) = load(&path);
+    let mut limited = r.clone();
+    limited.limit = 100 * out.timed.as_ref().unwrap().stats.warp_instructions / 128;
+    let e = launch::execute_as(
+        &cubin,
+        &limited,
+        Mode::Timed(Stepping::Turns),
+        &config,
+        &read,
+    )
+    .expect_err("a starved lock holder");
+    assert!(e.to_string().contains("limit"), "{e}");
+}

@@ -254,6 +254,10 @@ pub struct WarpTiming {
     alu: [u64; 4],
     /// The cycle the warp arrived at the barrier it waits at (`NEVER`: none).
     bar_since: u64,
+    /// The cycle since which the warp's next instruction has waited for the
+    /// SM's load/store unit, or for its texture pipeline, finding it busy
+    /// (`NEVER`: it is not waiting; its next issue ends the wait).
+    unit_wait: [u64; 2],
     /// Read-only loads not yet landed, in issue order.
     tex: VecDeque<Pending>,
     /// The cycle each register's last result is ready.
@@ -270,6 +274,7 @@ impl WarpTiming {
             ready: [0; 256],
             alu: [0; 4],
             bar_since: NEVER,
+            unit_wait: [NEVER; 2],
             tex: VecDeque::with_capacity(16),
             sched: 0,
             interlocked: false,
@@ -287,6 +292,7 @@ impl WarpTiming {
         self.ready.fill(0);
         self.alu = [0; 4];
         self.bar_since = NEVER;
+        self.unit_wait = [NEVER; 2];
         self.interlocked = false;
         self.held_from = NEVER;
         self.tex.clear();
@@ -499,6 +505,9 @@ pub struct Sm {
     /// upper) a cycle visits first, and so which wins the pair's shared core
     /// group when both want it (`shared_group_arbitration`).
     pair_first: [u8; 2],
+    /// A cycle no warp's wait for the load/store unit (0) or the texture
+    /// pipeline (1) began before (a lower bound: waits end unseen).
+    wait_floor: [u64; 2],
     ld_slots: Slots,
     ldg_slots: Slots,
     icache: Tags,
@@ -567,6 +576,7 @@ impl Sm {
             tex_free: 0,
             group_taken: [NEVER; 2],
             pair_first: [0; 2],
+            wait_floor: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
             ld_slots: Slots::new(t.ld_outstanding),
@@ -1200,6 +1210,7 @@ impl Sm {
                 // Only the unit stopped it: if still busy, it still does.
                 let free = self.unit_free(s, slot.unit);
                 if free > now {
+                    self.note_wait(wi, slot.unit, now);
                     self.scheds[s].slots[i].not_before = free;
                     continue;
                 }
@@ -1227,6 +1238,13 @@ impl Sm {
             }
             match self.ready(s, wi, now, l) {
                 Ok(turn) => {
+                    if self.yields(s, wi, now, l) {
+                        let unit = l.infos[self.warps[wi].pc as usize].unit;
+                        self.note_wait(wi, unit, now);
+                        let sl = &mut self.scheds[s].slots[i];
+                        (sl.not_before, sl.why, sl.unit) = (now + 1, Stall::PipeBusy, unit);
+                        continue;
+                    }
                     // A threaded run's load or store to global memory alone
                     // is a request: it runs alone too.
                     let turn = turn && !(self.defer && self.global_only(wi, bi, now, l));
@@ -1249,6 +1267,9 @@ impl Sm {
                     return self.issue(s, i, bi, wi, now, l, global, mem, obs).map(Some);
                 }
                 Err((when, why, unit)) => {
+                    if why == Stall::PipeBusy {
+                        self.note_wait(wi, unit, now);
+                    }
                     let sl = &mut self.scheds[s].slots[i];
                     (sl.not_before, sl.why, sl.unit) = (when, why, unit);
                 }
@@ -1422,6 +1443,63 @@ impl Sm {
         Ok(())
     }
 
+    /// Warp `wi` found `unit` busy at `now`: its wait for it starts, if it
+    /// had not.
+    fn note_wait(&mut self, wi: usize, unit: Unit, now: u64) {
+        if let Some(c) = unit_class(unit) {
+            let w = &mut self.timing[wi].unit_wait[c];
+            *w = (*w).min(now);
+            self.wait_floor[c] = self.wait_floor[c].min(now);
+        }
+    }
+
+    /// Whether scheduler `s` must leave the unit warp `wi`'s next
+    /// instruction needs (the load/store unit or the texture pipeline) to a
+    /// scheduler visited later in this cycle, one with a warp that has
+    /// waited for it `unit_starvation_cycles` or more, longer than `wi`,
+    /// and could take it now: the arbiter's guarantee of progress. Such
+    /// waits are rare, so a floor of the waits' starts answers most calls.
+    fn yields(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> bool {
+        let Some(info) = l.infos.get(self.warps[wi].pc as usize) else {
+            return false;
+        };
+        let Some(c) = unit_class(info.unit) else {
+            return false;
+        };
+        let starved = l.config.timing.unit_starvation_cycles as u64;
+        if self.wait_floor[c].saturating_add(starved) > now {
+            return false;
+        }
+        // The floor may be a wait that has ended: find the true one.
+        self.wait_floor[c] = self
+            .timing
+            .iter()
+            .map(|t| t.unit_wait[c])
+            .min()
+            .unwrap_or(NEVER);
+        if self.wait_floor[c].saturating_add(starved) > now {
+            return false;
+        }
+        let odd = now & l.config.timing.pair_rotation as u64;
+        let pos = |x: usize| (0..self.nsched).position(|k| self.sched_at(k, odd) == x);
+        let me = pos(s);
+        let mine = self.timing[wi].unit_wait[c];
+        (0..self.nsched).any(|s2| {
+            s2 != s
+                && pos(s2) > me
+                && self.scheds[s2].slots[..self.scheds[s2].nslots]
+                    .iter()
+                    .any(|sl| {
+                        let since = self.timing[sl.warp as usize].unit_wait[c];
+                        unit_class(sl.unit) == Some(c)
+                            && sl.not_before <= now
+                            && since < mine
+                            && since.saturating_add(starved) <= now
+                            && self.unit_free(s2, sl.unit) <= now
+                    })
+        })
+    }
+
     /// The cycle `unit` of scheduler `s` is free.
     #[inline]
     fn unit_free(&self, s: usize, unit: Unit) -> u64 {
@@ -1470,6 +1548,7 @@ impl Sm {
         self.one(s, bi, wi, now, l, global, mem, obs)?;
         // `one` ran it, so the slot exists.
         let first = &l.infos[pc as usize];
+        self.timing[wi].unit_wait = [NEVER; 2];
         let mut last = first;
         let mut dual = false;
         let w = &self.warps[wi];
@@ -2250,6 +2329,16 @@ fn asks_pair(t: &Timing, pc: u32, first: &Info) -> bool {
     t.dual_issue == 1
         && Ctrl(first.ctrl).dual()
         && (t.dual_issue_aligned == 0 || pc.is_multiple_of(2))
+}
+
+/// What a unit's waiters queue for: the load/store unit (0) or the
+/// texture pipeline (1).
+fn unit_class(unit: Unit) -> Option<usize> {
+    match unit {
+        Unit::Lsu | Unit::LsuShared => Some(0),
+        Unit::Tex => Some(1),
+        _ => None,
+    }
 }
 
 /// The places of block slot `bi`'s warps among an SM's, `wpb` a block.
