@@ -457,18 +457,20 @@ impl Config {
     }
 }
 
-/// The 1-based line where `field:` is written, or 0.
+/// The 1-based line where `field:` is written (at the start of a line, or
+/// after other fields on it: `(timing: (sms: 2))`), or 0.
 fn line_of(text: &str, field: &str) -> usize {
     let key = format!("{field}:");
-    text.lines()
-        .position(|l| {
-            l.split("//")
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with(&key)
+    let names_it = |l: &str| {
+        let code = l.split("//").next().unwrap_or("");
+        code.match_indices(&key).any(|(at, _)| {
+            !code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
         })
-        .map_or(0, |i| i + 1)
+    };
+    text.lines().position(names_it).map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]
@@ -492,6 +494,16 @@ mod tests {
         assert_eq!(e.to_string(), "x.ron:4: chip.sms: 0 is outside 1..=256");
         let e = Config::parse("(chip: (clock_mhz: -1.0))", "x.ron").unwrap_err();
         assert!(e.to_string().contains("chip.clock_mhz"), "{e}");
+        // A field written after others on its line is found there, and a
+        // name that only ends with it is not it.
+        let e = Config::parse(
+            "(\n timing: (shared_min_cycles: 1.0, alu_latency: 0),\n)",
+            "x.ron",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (2, "timing.alu_latency"), "{e}");
+        assert_eq!(line_of("(\n alu_latency: 1,\n)", "latency"), 0);
+        assert_eq!(line_of("(sms: 1) // latency: 3", "latency"), 0);
         let e = Config::parse("(\n chip: (\n  smz: 3,\n ),\n)", "x.ron").unwrap_err();
         assert_eq!(e.line, 3);
         assert!(
