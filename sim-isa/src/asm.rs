@@ -606,7 +606,8 @@ fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Resu
 
 /// What is likely wrong with instruction text `t` (labels and aliases
 /// substituted) that no form prints: a register or predicate sm_35 does not
-/// have, or a branch to a name that is no label of the kernel.
+/// have, a decimal integer where nvdisasm prints hex, or a branch to a name
+/// that is no label of the kernel.
 fn operand_hint(t: &str) -> Option<String> {
     let body = t.trim_end_matches(';');
     let body = match body.strip_prefix('@') {
