@@ -70,6 +70,8 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         .launch
         .clone()
         .unwrap_or_else(|| args.file.with_extension("launch.ron"));
+    // A kernel file that is not there says so before its launch file does.
+    std::fs::metadata(&args.file).with_context(|| args.file.display().to_string())?;
     let text = std::fs::read_to_string(&launch_path).with_context(|| {
         format!(
             "{} (the launch file; name another with --launch)",

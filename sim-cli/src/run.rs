@@ -158,6 +158,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         (None, None, Some(f)) => f.with_extension("launch.ron"),
         (None, None, None) => bail!("name a kernel file, a launch file, or both (--launch)"),
     };
+    // A kernel file that is not there says so before its launch file does.
+    if let Some(f) = args.file.as_ref().filter(|_| named_launch.is_none()) {
+        std::fs::metadata(f).with_context(|| f.display().to_string())?;
+    }
     let text = std::fs::read_to_string(&launch_path).with_context(|| {
         format!(
             "{} (the launch file; name another with --launch)",

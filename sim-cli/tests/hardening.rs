@@ -142,6 +142,27 @@ fn a_launch_file_names_its_kernel_file() {
     );
 }
 
+/// A kernel file that is not there is named first, not its launch file; a
+/// kernel without a launch file names the one it looked for.
+#[test]
+fn a_missing_file_is_the_one_named() {
+    let dir = scratch("missing", &[("k.cubin", b"")]);
+    for cmd in ["run", "profile"] {
+        let gone = dir.join("gone.cubin");
+        let (ok, _, err) = keplersim(&[cmd, gone.to_str().unwrap()]);
+        assert!(
+            !ok && err.contains("gone.cubin: No such file"),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("launch"), "{cmd}: {err}");
+        let (ok, _, err) = keplersim(&[cmd, dir.join("k.cubin").to_str().unwrap()]);
+        assert!(
+            !ok && err.contains("k.launch.ron (the launch file; name another with --launch)"),
+            "{cmd}: {err}"
+        );
+    }
+}
+
 /// Launch-file mistakes are found before the kernel runs (this kernel would
 /// fault at once) and named with the launch file.
 #[test]
