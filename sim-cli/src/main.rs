@@ -42,7 +42,8 @@ struct Cli {
 enum Cmd {
     /// Print every kernel of an sm_35 cubin as `cuobjdump -sass` does.
     Disasm {
-        /// The cubin.
+        /// The cubin, or CUDA C (`.cu`, compiled with NVRTC 11.8 first) or
+        /// SASS (`.sass`, assembled first).
         file: PathBuf,
         /// Also show each control word's seven fields in the T:G:D:S:NN notation.
         #[arg(long)]
@@ -342,9 +343,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
 }
 
 fn disasm(file: &std::path::Path, control: bool, directives: bool) -> Result<()> {
-    let bytes = read_file(file)?;
-    let cubin = sim_isa::cubin::Cubin::parse(&bytes)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let cubin = run::load_cubin(file, &[])?;
     let opts = sim_isa::listing::ListingOptions {
         control_fields: control,
         directives,

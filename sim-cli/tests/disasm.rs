@@ -1,5 +1,6 @@
-//! End-to-end: `keplersim disasm` on real cubins against NVIDIA's `cuobjdump -sass`,
-//! and its errors on bad input (one line naming the file, non-zero exit, no panic).
+//! End-to-end: `keplersim disasm` on real cubins, and on the SASS and CUDA C
+//! it builds first, against NVIDIA's `cuobjdump -sass`, and its errors on bad
+//! input (one line naming the file, non-zero exit, no panic).
 
 mod common;
 
@@ -99,4 +100,25 @@ fn bad_inputs_are_one_line_errors() {
     let badf = dir.join("badop.cubin");
     std::fs::write(&badf, &bad).unwrap();
     one_line_error(&["disasm", badf.to_str().unwrap()], "address 0x0008");
+}
+
+/// A `.sass` is assembled and a `.cu` compiled before the listing: each
+/// lists what `asm` or `compile` writes, and that is what cuobjdump reads.
+#[test]
+fn sass_and_cuda_c_are_listed_as_what_they_build() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("disasm-builds");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (source, build) in [
+        ("traces/asm/saxpy.sass", "asm"),
+        ("traces/kernels/saxpy.cu", "compile"),
+    ] {
+        let src = root().join(source);
+        let cubin = dir.join(format!("{build}.cubin"));
+        let (ok, _, err) =
+            keplersim(&[build, src.to_str().unwrap(), "-o", cubin.to_str().unwrap()]);
+        assert!(ok, "{source}: {err}");
+        let (ok, listed, err) = keplersim(&["disasm", src.to_str().unwrap()]);
+        assert!(ok, "{source}: {err}");
+        assert_eq!(listed, cuobjdump(&cubin), "{source}");
+    }
 }
