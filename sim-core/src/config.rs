@@ -423,22 +423,34 @@ impl Config {
                 1 << 20,
             )?,
         };
+        // A bound broken by two fields is told at the one the file writes
+        // (the block's, when it writes both).
+        let bound = |block: &str, bv: u32, written: bool, sm: &str, sv: u32| {
+            if written || line_of(text, sm) == 0 {
+                err(block, format!("{bv} is more than {sm} ({sv})"))
+            } else {
+                err(
+                    sm,
+                    format!("{sv} is less than {block} ({bv}, the K20m's: lower it too)"),
+                )
+            }
+        };
         if chip.max_threads_per_block > chip.max_threads_per_sm {
-            return Err(err(
+            return Err(bound(
                 "max_threads_per_block",
-                format!(
-                    "{} is more than max_threads_per_sm ({})",
-                    chip.max_threads_per_block, chip.max_threads_per_sm
-                ),
+                chip.max_threads_per_block,
+                r.max_threads_per_block.is_some(),
+                "max_threads_per_sm",
+                chip.max_threads_per_sm,
             ));
         }
         if chip.shared_per_block > chip.shared_per_sm {
-            return Err(err(
+            return Err(bound(
                 "shared_per_block",
-                format!(
-                    "{} is more than shared_per_sm ({})",
-                    chip.shared_per_block, chip.shared_per_sm
-                ),
+                chip.shared_per_block,
+                r.shared_per_block.is_some(),
+                "shared_per_sm",
+                chip.shared_per_sm,
             ));
         }
         let timing = raw.timing.validate(text, file)?;
@@ -522,6 +534,12 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.why.contains("more than max_threads_per_sm"), "{e}");
+        // Only the SM's limit written: the error is told there.
+        let e = Config::parse("(\n chip: (\n  shared_per_sm: 0,\n ),\n)", "x.ron").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.ron:3: chip.shared_per_sm: 0 is less than shared_per_block (49152, the K20m's: lower it too)"
+        );
         let e = Config::parse("(timing: (\n shared_min_cycles: 64.0,\n))", "x.ron").unwrap_err();
         assert_eq!((e.line, e.field.as_str()), (2, "timing.shared_min_cycles"));
         assert!(
