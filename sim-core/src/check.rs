@@ -120,28 +120,19 @@ impl Report {
         n
     }
     pub fn hazards(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|(_, f)| matches!(f, Finding::AluHazard { .. } | Finding::LdgHazard { .. }))
-            .count()
+        self.count(|f| matches!(f, Finding::AluHazard { .. } | Finding::LdgHazard { .. }))
     }
     pub fn dual_breaks(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|(_, f)| matches!(f, Finding::Dual { .. }))
-            .count()
+        self.count(|f| matches!(f, Finding::Dual { .. }))
     }
     pub fn unaligned(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|(_, f)| matches!(f, Finding::Unaligned { .. }))
-            .count()
+        self.count(|f| matches!(f, Finding::Unaligned { .. }))
     }
     pub fn cannot_run(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|(_, f)| matches!(f, Finding::CannotRun { .. }))
-            .count()
+        self.count(|f| matches!(f, Finding::CannotRun { .. }))
+    }
+    fn count(&self, kind: impl Fn(&Finding) -> bool) -> usize {
+        self.findings.iter().filter(|(_, f)| kind(f)).count()
     }
 }
 

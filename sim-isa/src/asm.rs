@@ -610,17 +610,16 @@ fn substitute(text: &str, k: &KernelSrc, addr_of: &dyn Fn(usize) -> u64) -> Resu
 /// that is no label of the kernel.
 fn operand_hint(t: &str) -> Option<String> {
     let body = t.trim_end_matches(';');
-    let body = match body.strip_prefix('@') {
-        Some(guarded) => guarded.split_once(' ').map_or("", |(_, rest)| rest),
-        None => body,
+    let (guard, body) = match body.strip_prefix('@') {
+        Some(guarded) => {
+            let (g, rest) = guarded.split_once(' ').unwrap_or((guarded, ""));
+            (Some(g.trim_start_matches('!')), rest)
+        }
+        None => (None, body),
     };
     let (mnemonic, operands) = body.split_once(' ').unwrap_or((body, ""));
     let base = mnemonic.split('.').next().unwrap_or("");
-    let guard = t
-        .strip_prefix('@')
-        .map(|g| g.split(' ').next().unwrap_or(""));
     let tokens = guard
-        .map(|g| g.trim_start_matches('!'))
         .into_iter()
         .chain(operands.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')));
     let number = |tok: &str, prefix: char| {
