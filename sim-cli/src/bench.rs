@@ -397,9 +397,9 @@ fn speed(
     if threads == 0 {
         bail!("--threads 0: at least 1");
     }
+    let runs = at_least_one("--runs", runs)?;
     let sgemm = launch(size)?;
     let cfg = crate::run::load_config(config)?;
-    let runs = runs.max(1);
     // With --threads N, one run on one thread and one on N in turn, so that
     // a host that slows down or speeds up meets both alike.
     let (mut best, mut many) = (f64::MAX, f64::MAX);
@@ -434,7 +434,8 @@ fn speed(
     );
     println!("  warp-instructions   {}", t.stats.warp_instructions);
     println!(
-        "  best of {runs} runs     {best:.3} s simulating (loading and the check not counted)"
+        "  {:<20}{best:.3} s simulating (loading and the check not counted)",
+        best_of(runs)
     );
     let host = Host::this();
     let cps = t.cycles as f64 / best;
@@ -506,8 +507,8 @@ fn launch(size: i64) -> Result<speed::Launch> {
 }
 
 fn func(size: i64, runs: u32) -> Result<()> {
+    let runs = at_least_one("--runs", runs)?;
     let sgemm = launch(size)?;
-    let runs = runs.max(1);
     let Best {
         seconds: best,
         outcome: out,
@@ -516,10 +517,30 @@ fn func(size: i64, runs: u32) -> Result<()> {
     println!("bench func: tiled SGEMM (4x4 per thread, 16x16 blocks) at {size}x{size}x{size}, checked bit-exact");
     println!("  warp-instructions   {}", out.stats.warp_instructions);
     println!(
-        "  best of {runs} runs     {best:.3} s simulating (loading and the check not counted)"
+        "  {:<20}{best:.3} s simulating (loading and the check not counted)",
+        best_of(runs)
     );
     println!("  speed               {:.2} M warp-instructions/s ({:.1} M thread-instructions/s), one core", wi / best / 1e6, wi * 32.0 / best / 1e6);
     Ok(())
+}
+
+/// `n` of a count flag that must be at least 1, else an error naming it.
+pub fn at_least_one<T: Copy + PartialEq + From<u8> + std::fmt::Display>(
+    flag: &str,
+    n: T,
+) -> Result<T> {
+    if n == T::from(0) {
+        bail!("{flag} 0: at least 1");
+    }
+    Ok(n)
+}
+
+/// The label of a best-of line: "best of 1 run", "best of 3 runs".
+fn best_of(runs: u32) -> String {
+    match runs {
+        1 => "best of 1 run".to_string(),
+        n => format!("best of {n} runs"),
+    }
 }
 
 /// The workspace root: beside the binary's `target/` when run from a checkout,

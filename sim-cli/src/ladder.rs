@@ -17,6 +17,7 @@ pub fn run(
     plot: Option<&Path>,
     kit: Option<&Path>,
 ) -> Result<()> {
+    crate::bench::at_least_one("--jobs", jobs)?;
     let config = crate::run::load_config(config_path)?;
     let done = |row: &ladder::Row| {
         eprintln!(

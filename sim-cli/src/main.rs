@@ -136,8 +136,9 @@ enum GenCmd {
         /// Also write this launch file (its cubin: OUTPUT with .cubin).
         #[arg(long, value_name = "FILE.launch.ron")]
         launch: Option<PathBuf>,
-        /// The launch file's default m = n = k.
-        #[arg(long, default_value_t = 768)]
+        /// The launch file's default m = n = k: a positive multiple of the
+        /// tile.
+        #[arg(long, default_value_t = 768, requires = "launch")]
         size: usize,
     },
 }
@@ -157,6 +158,13 @@ fn gen(cmd: GenCmd) -> Result<()> {
                     sim_kernels::sgemm::LADDER.join(", ")
                 )
             })?;
+            let tile = v.tile();
+            if size == 0 || size % tile != 0 {
+                anyhow::bail!(
+                    "--size {size}: m = n = k must be a positive multiple of the kernel's {tile}-row tile ({tile}, {}, ...)",
+                    2 * tile
+                );
+            }
             let g = sim_kernels::sgemm::generate(v);
             std::fs::write(&output, &g.sass).with_context(|| format!("{}", output.display()))?;
             println!(

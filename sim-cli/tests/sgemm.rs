@@ -67,6 +67,34 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
         ),
         "{err}"
     );
+    // A launch file of a size the kernel cannot run is refused, not written;
+    // a size without a launch file to put it in is an error too.
+    for (block, size, tile) in [("12", "100", "192"), ("8", "0", "128")] {
+        let _ = std::fs::remove_file(&launch);
+        let (ok, _, err) = keplersim(&[
+            "gen",
+            "sgemm",
+            "--block",
+            block,
+            "-o",
+            &s(&sass),
+            "--launch",
+            &s(&launch),
+            "--size",
+            size,
+        ]);
+        assert!(!ok);
+        assert!(
+            err.contains(&format!(
+                "--size {size}: m = n = k must be a positive multiple of the kernel's {tile}-row tile"
+            )),
+            "{err}"
+        );
+        assert!(!launch.exists());
+    }
+    let (ok, _, err) = keplersim(&["gen", "sgemm", "-o", &s(&sass), "--size", "384"]);
+    assert!(!ok);
+    assert!(err.contains("--launch"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
@@ -469,4 +497,18 @@ fn the_tuned_kernel_spreads_its_global_loads() {
     let cycles = |rel: &str| checked_cycles(rel, &["m=192", "n=192", "k=16"]);
     let (t, p) = (cycles("sgemm.cubin"), cycles("ladder/paper.cubin"));
     assert!(10 * t < 7 * p, "tuned {t} cycles, the paper's kernel {p}");
+}
+
+#[test]
+fn the_ladder_bench_refuses_a_size_or_job_count_before_it_runs() {
+    let (ok, _, err) = keplersim(&["bench", "sgemm", "--sizes", "192,100"]);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "size 100: m = n = k must be a positive multiple of the ladder's 192-row tile"
+        ),
+        "{err}"
+    );
+    let (ok, _, err) = keplersim(&["bench", "sgemm", "--sizes", "192", "--jobs", "0"]);
+    assert!(!ok && err.contains("--jobs 0: at least 1"), "{err}");
 }
