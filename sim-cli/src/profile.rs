@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use sim_core::launch;
 use sim_core::timing::ctrl::{Ctrl, Reading};
@@ -19,7 +19,8 @@ use sim_core::timing::Stepping;
 /// The arguments of `keplersim profile`.
 #[derive(Args)]
 pub struct ProfileArgs {
-    /// The kernel: an sm_35 cubin, CUDA C (`.cu`) or SASS (`.sass`).
+    /// The kernel: an sm_35 cubin, CUDA C (`.cu`) or SASS (`.sass`); or the
+    /// launch file itself (`.ron`), whose `cubin` or `source` names the kernel.
     pub file: PathBuf,
     /// The launch file (default: FILE with its extension replaced by `.launch.ron`).
     #[arg(short, long)]
@@ -66,26 +67,19 @@ fn stalls(c: &PcCounts) -> String {
 
 /// Runs `keplersim profile`.
 pub fn run(args: ProfileArgs) -> Result<()> {
-    let launch_path = args
-        .launch
-        .clone()
-        .unwrap_or_else(|| args.file.with_extension("launch.ron"));
-    // A kernel file that is not there says so before its launch file does.
-    std::fs::metadata(&args.file).with_context(|| args.file.display().to_string())?;
-    let text = std::fs::read_to_string(&launch_path).with_context(|| {
-        format!(
-            "{} (the launch file; name another with --launch)",
-            launch_path.display()
-        )
-    })?;
     let sets = crate::run::parse_sets(&args.set)?;
-    let (r, dir) = crate::run::resolve_launch(&launch_path, &text, &sets)?;
+    let crate::run::Located {
+        resolved: r,
+        dir,
+        kernel: file,
+        ..
+    } = crate::run::locate(Some(&args.file), args.launch.as_deref(), &sets)?;
     let read = crate::run::reader(&dir);
-    let cubin = crate::run::load_cubin(&args.file, &[])?;
+    let cubin = crate::run::load_cubin_with(&file, &[], &r.nvrtc_options)?;
     let config = crate::run::load_config(args.config.as_deref())?;
     let mut global = sim_core::mem::GlobalMem::new();
     let prog = sim_core::program::Program::load(&cubin, &r.kernel, &mut global)
-        .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut profile = Profile::new(prog.ops.len());
     let out = launch::execute_observed(
         &cubin,
@@ -97,12 +91,12 @@ pub fn run(args: ProfileArgs) -> Result<()> {
     )
     .map_err(|e| match e {
         launch::RunError::Sim(e) => anyhow!("{e}"),
-        e => anyhow!("{}: {e}", args.file.display()),
+        e => anyhow!("{}: {e}", file.display()),
     })?;
     let t = out
         .timed
         .as_ref()
-        .ok_or_else(|| anyhow!("{}: the run was not timed", args.file.display()))?;
+        .ok_or_else(|| anyhow!("{}: the run was not timed", file.display()))?;
     let checked = out.passed();
     let by_slot = &profile.by_slot;
     let reading = Reading::of(&config.timing);
@@ -169,7 +163,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         println!(
             "{} ({}): {} cycles, {} warp-instructions, {} dual pairs, {} scheduler-cycles without issue",
             r.kernel,
-            args.file.display(),
+            file.display(),
             t.cycles,
             t.stats.warp_instructions,
             t.stats.dual,

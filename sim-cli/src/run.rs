@@ -148,51 +148,18 @@ pub enum Order {
 /// Runs `keplersim run`; fails (non-zero exit) when a check fails.
 pub fn run(args: RunArgs) -> Result<()> {
     let started = std::time::Instant::now();
-    let named_launch = args
-        .file
-        .as_ref()
-        .filter(|f| f.extension().is_some_and(|e| e == "ron"));
-    let launch_path = match (&args.launch, named_launch, &args.file) {
-        (Some(p), None, _) | (None, Some(p), _) => p.clone(),
-        (Some(_), Some(_), _) => bail!("two launch files: FILE and --launch"),
-        (None, None, Some(f)) => f.with_extension("launch.ron"),
-        (None, None, None) => bail!("name a kernel file, a launch file, or both (--launch)"),
-    };
-    // A kernel file that is not there says so before its launch file does.
-    if let Some(f) = args.file.as_ref().filter(|_| named_launch.is_none()) {
-        std::fs::metadata(f).with_context(|| f.display().to_string())?;
-    }
-    let text = std::fs::read_to_string(&launch_path).with_context(|| {
-        format!(
-            "{} (the launch file; name another with --launch)",
-            launch_path.display()
-        )
-    })?;
     let overrides = parse_sets(&args.set)?;
     let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
     if wanted.is_some() && (args.functional || !matches!(args.order, Order::Natural)) {
         bail!("--metrics needs a timed run: drop --functional and --order");
     }
-    let (mut r, dir) = resolve_launch(&launch_path, &text, &overrides)?;
+    let Located {
+        launch_path,
+        resolved: mut r,
+        dir,
+        kernel: file,
+    } = locate(args.file.as_deref(), args.launch.as_deref(), &overrides)?;
     let read = reader(&dir);
-    // The kernel file: on the command line, else as the launch file names it,
-    // else the launch file's name with `.cubin`.
-    let file = match (
-        args.file.as_ref().filter(|_| named_launch.is_none()),
-        &r.cubin,
-    ) {
-        (Some(f), _) => f.clone(),
-        (None, Some(c)) => dir.join(c),
-        (None, None) => {
-            let name = launch_path.to_string_lossy();
-            PathBuf::from(format!(
-                "{}.cubin",
-                name.strip_suffix(".launch.ron")
-                    .or_else(|| name.strip_suffix(".ron"))
-                    .unwrap_or(&name)
-            ))
-        }
-    };
     let mut nvrtc = r.nvrtc_options.clone();
     nvrtc.extend(args.nvrtc_option.iter().cloned());
     let cubin = load_cubin_with(&file, &args.define, &nvrtc)?;
@@ -841,6 +808,66 @@ fn schedulers(
             json!({ "releases": st.barrier_releases, "wait_cycles_by_warp": waits }),
         );
     }
+}
+
+/// A kernel and its launch file, found as `run` and `profile` take them.
+pub struct Located {
+    /// The launch file.
+    pub launch_path: PathBuf,
+    /// It, resolved with the `--set`s.
+    pub resolved: launch::Resolved,
+    /// The folder the files it names are read from.
+    pub dir: PathBuf,
+    /// The kernel file: FILE, else the one the launch file names, else the
+    /// launch file's name with `.cubin`.
+    pub kernel: PathBuf,
+}
+
+/// Finds the launch file and kernel of FILE (a kernel, or a launch file
+/// `.ron`) and `--launch`, and resolves the launch file with `sets`. A
+/// kernel file that is not there is named before its launch file.
+pub fn locate(
+    file: Option<&Path>,
+    launch: Option<&Path>,
+    sets: &[(String, i64)],
+) -> Result<Located> {
+    let named_launch = file.filter(|f| f.extension().is_some_and(|e| e == "ron"));
+    let launch_path = match (launch, named_launch, file) {
+        (Some(p), None, _) | (None, Some(p), _) => p.to_path_buf(),
+        (Some(_), Some(_), _) => bail!("two launch files: FILE and --launch"),
+        (None, None, Some(f)) => f.with_extension("launch.ron"),
+        (None, None, None) => bail!("name a kernel file, a launch file, or both (--launch)"),
+    };
+    let kernel_arg = file.filter(|_| named_launch.is_none());
+    if let Some(f) = kernel_arg {
+        std::fs::metadata(f).with_context(|| f.display().to_string())?;
+    }
+    let text = std::fs::read_to_string(&launch_path).with_context(|| {
+        format!(
+            "{} (the launch file; name another with --launch)",
+            launch_path.display()
+        )
+    })?;
+    let (resolved, dir) = resolve_launch(&launch_path, &text, sets)?;
+    let kernel = match (kernel_arg, &resolved.cubin) {
+        (Some(f), _) => f.to_path_buf(),
+        (None, Some(c)) => dir.join(c),
+        (None, None) => {
+            let name = launch_path.to_string_lossy();
+            PathBuf::from(format!(
+                "{}.cubin",
+                name.strip_suffix(".launch.ron")
+                    .or_else(|| name.strip_suffix(".ron"))
+                    .unwrap_or(&name)
+            ))
+        }
+    };
+    Ok(Located {
+        launch_path,
+        resolved,
+        dir,
+        kernel,
+    })
 }
 
 /// Parses launch file `path` (its `text`) and resolves it with `sets`;

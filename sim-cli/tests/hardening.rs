@@ -335,6 +335,12 @@ fn nvrtc_options_pass_through() {
     std::fs::write(dir.join("e.launch.ron"), bad).unwrap();
     let (ok, _, err) = keplersim(&["run", dir.join("e.launch.ron").to_str().unwrap()]);
     assert!(!ok && err.contains("-bogus"), "{err}");
+    // `profile` builds the kernel the same way, from the launch file alone.
+    let (ok, out, err) = keplersim(&["profile", dir.join("d.launch.ron").to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("MUFU.RCP") && !out.contains("FCHK"), "{out}");
+    let (ok, _, err) = keplersim(&["profile", dir.join("e.launch.ron").to_str().unwrap()]);
+    assert!(!ok && err.contains("-bogus"), "{err}");
 }
 
 /// Absurd grids, buffers past the device's memory, a configuration with no
