@@ -131,8 +131,25 @@ pub enum BenchCmd {
     },
 }
 
+impl BenchCmd {
+    /// The files it writes (`--json`, `--plot`).
+    fn outputs(&self) -> Vec<&Path> {
+        let (json, plot) = match self {
+            BenchCmd::Func { .. } => (None, None),
+            BenchCmd::Speed { json, .. } | BenchCmd::Micro { json, .. } => (json.as_ref(), None),
+            BenchCmd::Sgemm { json, plot, .. } | BenchCmd::Study { json, plot, .. } => {
+                (json.as_ref(), plot.as_ref())
+            }
+        };
+        json.into_iter().chain(plot).map(PathBuf::as_path).collect()
+    }
+}
+
 /// Runs a benchmark.
 pub fn run(cmd: BenchCmd) -> Result<()> {
+    for p in cmd.outputs() {
+        crate::writable(p)?;
+    }
     match cmd {
         BenchCmd::Func { size, runs } => func(size, runs),
         BenchCmd::Speed {

@@ -346,6 +346,27 @@ pub fn threads(asked: Option<usize>) -> Result<usize> {
     }
 }
 
+/// Refuses, before any work is done, a file to write that cannot be: its
+/// folder is not there (or is a file), or the path is a folder. Minutes of
+/// simulation are not lost to a mistyped `--json` or `--plot`.
+pub fn writable(path: &std::path::Path) -> Result<()> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "{}: no folder {} to write it in",
+            path.display(),
+            folder.display()
+        );
+    }
+    if path.is_dir() {
+        anyhow::bail!("{}: a folder, not a file to write", path.display());
+    }
+    Ok(())
+}
+
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("{}", path.display()))
 }

@@ -84,7 +84,7 @@ pub struct RunArgs {
     /// With --metrics: print only the metrics, as `nvprof --csv --metrics`
     /// does (Device, Kernel, Invocations, Metric Name, Metric Description,
     /// Min, Max, Avg); the checks' results go to stderr.
-    #[arg(long, requires = "metrics")]
+    #[arg(long, requires = "metrics", conflicts_with = "json")]
     pub csv: bool,
     /// Plot the run as SVG here: each scheduler's cycles by what it did
     /// (issued, or stalled by reason), and the issue rate over time (the SMs
@@ -148,6 +148,16 @@ pub enum Order {
 /// Runs `keplersim run`; fails (non-zero exit) when a check fails.
 pub fn run(args: RunArgs) -> Result<()> {
     let started = std::time::Instant::now();
+    for p in [&args.plot, &args.trace.perfetto].into_iter().flatten() {
+        crate::writable(p)?;
+    }
+    if let Some(d) = &args.dump {
+        if d.exists() && !d.is_dir() {
+            bail!("--dump {}: a file, not a folder", d.display());
+        }
+        // Before the run: a folder that cannot be made says so now.
+        std::fs::create_dir_all(d).with_context(|| format!("--dump {}", d.display()))?;
+    }
     let overrides = parse_sets(&args.set)?;
     let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
     if wanted.is_some() && (args.functional || !matches!(args.order, Order::Natural)) {

@@ -275,9 +275,13 @@ impl TraceArgs {
             None => 0..u64::MAX,
         };
         let sms = match &self.trace_sms {
-            Some(s) => parse_sms(s)?,
+            Some(s) => parse_sms(s, config.chip.sms)?,
             None => Vec::new(),
         };
+        if self.view {
+            // Before the run, not after it.
+            crate::view::need_terminal("--view")?;
+        }
         let header = header(cubin, r, config, file, &window, &sms)?;
         let (path, temporary) = match &self.trace {
             Some(p) => (p.clone(), false),
@@ -407,13 +411,21 @@ pub fn parse_cycles(s: &str) -> Result<Range<u64>> {
 }
 
 /// `0`, `0,3`, `0-3` (or mixed) as a list of SMs.
-pub fn parse_sms(s: &str) -> Result<Vec<u32>> {
+pub fn parse_sms(s: &str, chip: u32) -> Result<Vec<u32>> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let num = |t: &str| -> Result<u32> {
-            t.trim()
+            let n: u32 = t
+                .trim()
                 .parse()
-                .with_context(|| format!("--trace-sms {s}: `{t}` is not an SM number"))
+                .with_context(|| format!("--trace-sms {s}: `{t}` is not an SM number"))?;
+            if n >= chip {
+                bail!(
+                    "--trace-sms {s}: no SM {n}: the chip has {chip} (0 to {})",
+                    chip - 1
+                );
+            }
+            Ok(n)
         };
         match part.split_once('-') {
             Some((a, b)) => out.extend(num(a)?..=num(b)?),
@@ -818,8 +830,13 @@ pub(crate) mod tests {
         assert_eq!(parse_cycles("..7").unwrap(), 0..7);
         assert!(parse_cycles("7..7").is_err());
         assert!(parse_cycles("7").is_err());
-        assert_eq!(parse_sms("0").unwrap(), [0]);
-        assert_eq!(parse_sms("3,0-2,1").unwrap(), [0, 1, 2, 3]);
-        assert!(parse_sms("x").is_err());
+        assert_eq!(parse_sms("0", 13).unwrap(), [0]);
+        assert_eq!(parse_sms("3,0-2,1", 13).unwrap(), [0, 1, 2, 3]);
+        assert!(parse_sms("x", 13).is_err());
+        // An SM the chip does not have, alone or at a range's end (which
+        // would otherwise be expanded, however far).
+        let e = parse_sms("13", 13).unwrap_err().to_string();
+        assert_eq!(e, "--trace-sms 13: no SM 13: the chip has 13 (0 to 12)");
+        assert!(parse_sms("0-4000000000", 13).is_err());
     }
 }

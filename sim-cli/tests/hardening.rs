@@ -163,6 +163,64 @@ fn a_missing_file_is_the_one_named() {
     }
 }
 
+/// Where the results go is checked before the run (whose report would
+/// come first): a plot, Perfetto file or benchmark JSON in a folder that is
+/// not there, a dump folder that is a file, an SM the trace cannot have, and
+/// the viewer with no terminal to draw on (here standard output is a pipe).
+#[test]
+fn outputs_are_checked_before_the_run() {
+    let dir = scratch("outputs", &[("file", b"")]);
+    let kernel = root().join("traces/kernels/saxpy.cubin");
+    let kernel = kernel.to_str().unwrap();
+    let gone = dir.join("gone/x.svg");
+    let gone = gone.to_str().unwrap();
+    let file = dir.join("file");
+    let file = file.to_str().unwrap();
+    let cases: [(&[&str], String); 7] = [
+        (&["--plot", gone], format!("{gone}: no folder")),
+        (&["--perfetto", gone], format!("{gone}: no folder")),
+        (
+            &["--plot", dir.to_str().unwrap()],
+            "a folder, not a file".into(),
+        ),
+        (
+            &["--dump", file],
+            format!("--dump {file}: a file, not a folder"),
+        ),
+        (
+            &["--trace-sms", "0-4000000000", "--trace", gone],
+            "no SM 4000000000: the chip has 13 (0 to 12)".into(),
+        ),
+        (
+            &["--sms", "2", "--trace-sms", "2", "--view"],
+            "no SM 2: the chip has 2".into(),
+        ),
+        (&["--view"], "--view: the viewer needs a terminal".into()),
+    ];
+    for (args, want) in cases {
+        let mut all = vec!["run", kernel];
+        all.extend_from_slice(args);
+        let (ok, out, err) = keplersim(&all);
+        assert!(!ok && err.contains(&want), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} ran first:\n{out}");
+    }
+    // --csv is the metrics alone, --json the whole report: not both.
+    let (ok, _, err) = keplersim(&["run", kernel, "--metrics", "ipc", "--csv", "--json"]);
+    assert!(!ok && err.contains("--csv") && err.contains("--json"), "{err}");
+    let (ok, _, err) = keplersim(&["bench", "micro", "--json", gone]);
+    assert!(!ok && err.contains("no folder"), "{err}");
+    // `keplersim view` itself says so too, never panics.
+    let trace = dir.join("t.kst");
+    let (ok, _, err) = keplersim(&["run", kernel, "--trace", trace.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = keplersim(&["view", trace.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("keplersim view: the viewer needs a terminal"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 /// Launch-file mistakes are found before the kernel runs (this kernel would
 /// fault at once) and named with the launch file.
 #[test]

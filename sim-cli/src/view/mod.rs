@@ -69,10 +69,28 @@ pub fn run(trace: Trace) -> Result<()> {
     show(App::new(trace)?)
 }
 
+/// Refuses to open the viewer (`what` asks for it) where its screen would
+/// go to a pipe or a file, or where there is no terminal to take keys from.
+pub fn need_terminal(what: &str) -> Result<()> {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        bail!(
+            "{what}: the viewer needs a terminal, and standard input or output is not one \
+             (open it in a terminal; `--perfetto FILE.json` writes the trace for \
+             ui.perfetto.dev instead)"
+        );
+    }
+    Ok(())
+}
+
 /// Sets the terminal up, runs the app until it quits, and restores the
-/// terminal (`ratatui::init` also restores it before a panic's message).
+/// terminal (`ratatui::try_init` also restores it before a panic's message).
 fn show(mut app: App) -> Result<()> {
-    let mut terminal = ratatui::init();
+    need_terminal("keplersim view")?;
+    let mut terminal = ratatui::try_init().map_err(|e| {
+        ratatui::restore();
+        anyhow::anyhow!("keplersim view: the terminal cannot be set up: {e}")
+    })?;
     let r = app.run_loop(&mut terminal);
     ratatui::restore();
     r
