@@ -58,6 +58,11 @@ fn parse_hex(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(cmd: IsaCmd) -> Result<()> {
+    if let IsaCmd::Decode { addr, .. } | IsaCmd::Encode { addr, .. } = &cmd {
+        if addr % 8 != 0 {
+            anyhow::bail!("--addr {addr:#x}: instructions sit at multiples of 8 bytes");
+        }
+    }
     match cmd {
         IsaCmd::Decode { words, addr } => {
             let mut failed = 0;

@@ -1,6 +1,7 @@
 //! End-to-end: `keplersim disasm` on real cubins, and on the SASS and CUDA C
 //! it builds first, against NVIDIA's `cuobjdump -sass`, and its errors on bad
-//! input (one line naming the file, non-zero exit, no panic).
+//! input (one line naming the file, non-zero exit, no panic); and `isa
+//! encode` / `isa decode` on single words.
 
 mod common;
 
@@ -121,4 +122,33 @@ fn sass_and_cuda_c_are_listed_as_what_they_build() {
         assert!(ok, "{source}: {err}");
         assert_eq!(listed, cuobjdump(&cubin), "{source}");
     }
+}
+
+/// `isa encode` and `isa decode` on the command line: a text to its word and
+/// back, a branch at `--addr`, and what they refuse.
+#[test]
+fn isa_encode_and_decode_round_trip_on_the_command_line() {
+    let (ok, out, err) = keplersim(&["isa", "encode", "FFMA R1, R2, R3, R4"]);
+    assert!(ok, "{err}");
+    let word = out.split_whitespace().next().expect("a word").to_string();
+    assert!(out.contains("FFMA R1, R2, R3, R4;"), "{out}");
+    let (ok, out, err) = keplersim(&["isa", "decode", &word]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), format!("{word}  FFMA R1, R2, R3, R4;"));
+    // A branch's target is absolute: the word depends on where it sits.
+    let (ok, out, err) = keplersim(&["isa", "encode", "--addr", "0x10", "BRA 0x40;"]);
+    assert!(ok, "{err}");
+    let bra = out.split_whitespace().next().expect("a word").to_string();
+    let (ok, out, _) = keplersim(&["isa", "decode", "--addr", "0x10", &bra]);
+    assert!(ok && out.contains("BRA 0x40;"), "{out}");
+    let (_, out, _) = keplersim(&["isa", "decode", "--addr", "0x20", &bra]);
+    assert!(out.contains("BRA 0x50;"), "{out}");
+    let (ok, _, err) = keplersim(&["isa", "decode", "--addr", "0x3", &word]);
+    assert!(
+        !ok && err.contains("--addr 0x3: instructions sit at multiples of 8"),
+        "{err}"
+    );
+    let (ok, out, err) = keplersim(&["isa", "encode", "FOO R1"]);
+    assert!(!ok && err.contains("1 of 1 texts do not encode"), "{err}");
+    assert!(out.contains("unknown instruction `FOO`"), "{out}");
 }

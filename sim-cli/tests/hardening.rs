@@ -206,7 +206,10 @@ fn outputs_are_checked_before_the_run() {
     }
     // --csv is the metrics alone, --json the whole report: not both.
     let (ok, _, err) = keplersim(&["run", kernel, "--metrics", "ipc", "--csv", "--json"]);
-    assert!(!ok && err.contains("--csv") && err.contains("--json"), "{err}");
+    assert!(
+        !ok && err.contains("--csv") && err.contains("--json"),
+        "{err}"
+    );
     let (ok, _, err) = keplersim(&["bench", "micro", "--json", gone]);
     assert!(!ok && err.contains("no folder"), "{err}");
     // `keplersim view` itself says so too, never panics.
