@@ -32,7 +32,13 @@ pub struct CompileArgs {
 /// Runs `keplersim compile`.
 pub fn run(args: CompileArgs) -> Result<()> {
     let cubin = compile_file_with(&args.file, &args.define, &args.nvrtc_option)?;
-    std::fs::write(&args.output, cubin).with_context(|| format!("{}", args.output.display()))?;
+    std::fs::write(&args.output, &cubin).with_context(|| format!("{}", args.output.display()))?;
+    if sim_isa::cubin::Cubin::parse(&cubin).is_ok_and(|c| c.kernels.is_empty()) {
+        eprintln!(
+            "warning: {}: no kernel in it (no `__global__` function)",
+            args.file.display()
+        );
+    }
     Ok(())
 }
 

@@ -204,12 +204,16 @@ fn check(
     };
     let cubin = run::load_cubin(file, &[])?;
     let names: Vec<String> = cubin.kernels.iter().map(|k| k.name.clone()).collect();
+    if names.is_empty() {
+        println!("{}: no kernel to check", file.display());
+        return Ok(());
+    }
     if let Some(n) = only {
         if !names.iter().any(|k| k == n) {
             anyhow::bail!(
-                "{}: no kernel `{n}` (it has: {})",
+                "{}: no kernel `{n}` ({})",
                 file.display(),
-                names.join(", ")
+                sim_core::it_has(names.iter().map(String::as_str))
             );
         }
     }

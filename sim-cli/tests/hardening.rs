@@ -450,3 +450,29 @@ fn resource_limits_are_errors_before_allocation() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// A source with no kernel compiles to a cubin with none: `compile` warns,
+/// `check` says there is nothing to check, and `run` says the cubin has no
+/// kernels at all.
+#[test]
+fn a_cubin_without_kernels_says_so() {
+    let dir = scratch(
+        "nokernel",
+        &[("d.cu", b"__device__ int twice(int x) { return 2 * x; }\n")],
+    );
+    let cubin = dir.join("d.cubin");
+    let cubin = cubin.to_str().unwrap();
+    let (ok, _, err) = keplersim(&["compile", dir.join("d.cu").to_str().unwrap(), "-o", cubin]);
+    assert!(ok && err.contains("d.cu: no kernel in it"), "{err}");
+    let (ok, out, err) = keplersim(&["check", cubin]);
+    assert!(
+        ok && out.contains("d.cubin: no kernel to check"),
+        "{out}{err}"
+    );
+    let launch = root().join("traces/kernels/saxpy.launch.ron");
+    let (ok, _, err) = keplersim(&["run", cubin, "--launch", launch.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("no kernel `saxpy` (it has none)"),
+        "{err}"
+    );
+}

@@ -23,3 +23,23 @@ pub mod ron_text;
 pub mod sass;
 pub mod timing;
 pub mod warp;
+
+/// What a collection holds, for an error that names what was not found in
+/// it: `it has: a, b`, or `it has none`.
+pub fn it_has<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    if names.is_empty() {
+        "it has none".into()
+    } else {
+        format!("it has: {}", names.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn it_has_names_them_or_says_none() {
+        assert_eq!(super::it_has(["a", "b"]), "it has: a, b");
+        assert_eq!(super::it_has([]), "it has none");
+    }
+}

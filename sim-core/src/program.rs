@@ -27,7 +27,7 @@ pub const MAX_GLOBAL: u64 = 5 << 30;
 /// Why a kernel cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
-    #[error("the cubin has no kernel `{name}` (it has: {have})")]
+    #[error("the cubin has no kernel `{name}` ({have})")]
     NoKernel { name: String, have: String },
     #[error("kernel `{kernel}` has no code")]
     Empty { kernel: String },
@@ -114,12 +114,7 @@ impl Program {
     ) -> Result<Program, LoadError> {
         let k = cubin.kernel(name).ok_or_else(|| LoadError::NoKernel {
             name: name.into(),
-            have: cubin
-                .kernels
-                .iter()
-                .map(|k| k.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            have: crate::it_has(cubin.kernels.iter().map(|k| k.name.as_str())),
         })?;
         if k.code.len() < 2 {
             return Err(LoadError::Empty {

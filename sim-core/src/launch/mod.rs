@@ -143,8 +143,8 @@ pub fn resolve_within(
     for (k, v) in overrides {
         if !vars.contains_key(k) {
             return invalid(format!(
-                "--set {k}: the launch file has no variable `{k}` (it has: {})",
-                vars.keys().cloned().collect::<Vec<_>>().join(", ")
+                "--set {k}: the launch file has no variable `{k}` ({})",
+                crate::it_has(vars.keys().map(String::as_str))
             ));
         }
         vars.insert(k.clone(), *v);
