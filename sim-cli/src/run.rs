@@ -170,6 +170,19 @@ pub fn run(args: RunArgs) -> Result<()> {
         kernel: file,
     } = locate(args.file.as_deref(), args.launch.as_deref(), &overrides)?;
     let read = reader(&dir);
+    let is_cuda = file.extension().is_some_and(|e| e == "cu");
+    if !is_cuda {
+        if let Some(flag) = args.define.first().map(|d| format!("-D {d}")).or_else(|| {
+            args.nvrtc_option
+                .first()
+                .map(|o| format!("--nvrtc-option {o}"))
+        }) {
+            bail!(
+                "{flag}: {} is not CUDA C; -D and --nvrtc-option apply to a `.cu` only",
+                file.display()
+            );
+        }
+    }
     let mut nvrtc = r.nvrtc_options.clone();
     nvrtc.extend(args.nvrtc_option.iter().cloned());
     let cubin = load_cubin_with(&file, &args.define, &nvrtc)?;

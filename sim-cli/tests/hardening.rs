@@ -396,6 +396,17 @@ fn nvrtc_options_pass_through() {
     std::fs::write(dir.join("e.launch.ron"), bad).unwrap();
     let (ok, _, err) = keplersim(&["run", dir.join("e.launch.ron").to_str().unwrap()]);
     assert!(!ok && err.contains("-bogus"), "{err}");
+    // On a kernel that is not CUDA C they would change nothing: refused.
+    let cubin = root().join("traces/kernels/saxpy.cubin");
+    for flag in [&["-D", "N=3"][..], &["--nvrtc-option=-G"][..]] {
+        let mut args = vec!["run", cubin.to_str().unwrap()];
+        args.extend_from_slice(flag);
+        let (ok, _, err) = keplersim(&args);
+        assert!(
+            !ok && err.contains("is not CUDA C; -D and --nvrtc-option apply to a `.cu` only"),
+            "{err}"
+        );
+    }
     // `profile` builds the kernel the same way, from the launch file alone.
     let (ok, out, err) = keplersim(&["profile", dir.join("d.launch.ron").to_str().unwrap()]);
     assert!(ok, "{err}");
