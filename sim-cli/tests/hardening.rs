@@ -487,3 +487,59 @@ fn a_cubin_without_kernels_says_so() {
         "{err}"
     );
 }
+
+/// A kernel that calls into CUDA's device runtime (printf, assert, malloc)
+/// is refused when it loads, naming the call as the source wrote it and
+/// what to do instead; `-D NDEBUG` drops an assert and the kernel runs.
+#[test]
+fn device_runtime_calls_are_named() {
+    let body = |line: &str| {
+        format!("extern \"C\" __global__ void k(float *x) {{\n    {line}\n    x[threadIdx.x] *= 2.0f;\n}}\n")
+    };
+    let printf = body("printf(\"%f\\n\", x[threadIdx.x]);");
+    let assert = body("assert(x[threadIdx.x] > 0.0f);");
+    let malloc = body("float *p = (float *)malloc(4); p[0] = 1.0f; x[0] += p[0]; free(p);");
+    let launch = |src: &str| {
+        format!(
+            "(kernel: \"k\", source: \"{src}\", grid: (1, 1, 1), block: (4, 1, 1), \
+             buffers: [(name: \"x\", elem: F32, len: 4, init: Fill(1.5))], args: [Buffer(\"x\")])"
+        )
+    };
+    let dir = scratch(
+        "runtime",
+        &[
+            ("p.cu", printf.as_bytes()),
+            ("a.cu", assert.as_bytes()),
+            ("m.cu", malloc.as_bytes()),
+            ("p.launch.ron", launch("p.cu").as_bytes()),
+            ("a.launch.ron", launch("a.cu").as_bytes()),
+            ("m.launch.ron", launch("m.cu").as_bytes()),
+        ],
+    );
+    let run = |name: &str, extra: &[&str]| {
+        let f = dir.join(name);
+        let mut args = vec!["run", f.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        keplersim(&args)
+    };
+    let (ok, _, err) = run("p.launch.ron", &[]);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("kernel `k` calls `vprintf` (printf), a function of CUDA's device runtime")
+            && err.contains("--dump DIR"),
+        "{err}"
+    );
+    let (ok, _, err) = run("a.launch.ron", &[]);
+    assert!(
+        !ok && err.contains("calls `__assertfail` (assert)") && err.contains("-D NDEBUG"),
+        "{err}"
+    );
+    let (ok, _, err) = run("a.cu", &["-D", "NDEBUG"]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run("m.launch.ron", &[]);
+    assert!(
+        !ok && err.contains("a function of CUDA's device runtime"),
+        "{err}"
+    );
+    assert!(!err.contains("relocation"), "{err}");
+}

@@ -40,6 +40,15 @@ pub enum LoadError {
         offset: u64,
         symbol: String,
     },
+    #[error("kernel `{kernel}` calls `{symbol}`{what}, a function of CUDA's device runtime that keplersim does not model{hint}")]
+    External {
+        kernel: String,
+        symbol: String,
+        /// What the source wrote, when the name is not it: ` (printf)`.
+        what: String,
+        /// What to do instead, where there is something: `; write ...`.
+        hint: String,
+    },
     #[error("`{section}` holds {bytes} bytes, past sm_35's {MAX_BANK} bytes of a constant bank")]
     Bank { section: String, bytes: u64 },
     #[error("`{section}` declares {bytes} bytes of module variables, past the K20m's {MAX_GLOBAL} bytes of device memory")]
@@ -386,6 +395,30 @@ fn relocate(
             offset: r.offset,
             symbol: r.symbol_name.clone(),
         };
+        if value.is_none() && sym.is_some_and(|s| s.shndx == 0) {
+            // Defined nowhere in the cubin: the driver links it in.
+            let (what, hint) = match r.symbol_name.as_str() {
+                "vprintf" => (
+                    " (printf)",
+                    "; write the values to a buffer instead and read them with \
+                     `keplersim run --dump DIR`",
+                ),
+                "__assertfail" => (
+                    " (assert)",
+                    "; build it with `-D NDEBUG`, and let the launch file's `checks` test the results",
+                ),
+                n if n.starts_with("cudaGetParameterBuffer") || n.starts_with("cudaLaunch") => {
+                    (" (a kernel launch from the device)", "")
+                }
+                _ => ("", ""),
+            };
+            return Err(LoadError::External {
+                kernel: k.name.clone(),
+                symbol: r.symbol_name.clone(),
+                what: what.into(),
+                hint: hint.into(),
+            });
+        }
         if r.target == k.text_section {
             let value = value.ok_or_else(err)?;
             let slot = (r.offset / 8) as usize;
