@@ -362,7 +362,11 @@ impl App {
     /// Shows SM `sm`.
     pub fn select_sm(&mut self, sm: u32) -> Result<()> {
         let Some(i) = self.sms.iter().position(|&s| s == sm) else {
-            bail!("SM {sm} is not in the trace (it has {:?})", self.sms);
+            let sms: Vec<String> = self.sms.iter().map(u32::to_string).collect();
+            bail!(
+                "--sm {sm}: the trace holds no events of SM {sm} ({}; `run --trace-sms` chooses them)",
+                sim_core::it_has(sms.iter().map(String::as_str))
+            );
         };
         self.show_sm(i);
         Ok(())
@@ -608,7 +612,10 @@ pub(crate) mod tests {
         assert_eq!((a.model.sm, a.cycle), (5, 1000));
         chars(&mut a, "M");
         assert_eq!(a.model.sm, 0);
-        assert!(a.select_sm(3).is_err());
+        assert_eq!(
+            a.select_sm(3).unwrap_err().to_string(),
+            "--sm 3: the trace holds no events of SM 3 (it has: 0, 5; `run --trace-sms` chooses them)"
+        );
         chars(&mut a, "q");
         assert!(a.quit);
     }
