@@ -130,13 +130,16 @@ pub fn check_launch(
     }
     let most = chip.max_threads_per_block;
     if dims.block[0] > most || dims.block[1] > most || dims.block[2] > 64 || t > most as u64 {
+        let [x, y, z] = dims.block;
         return bad(format!(
-            "block {:?} exceeds sm_35's limits ({most} threads, z at most 64)",
-            dims.block
+            "block ({x}, {y}, {z}) exceeds sm_35's limits ({most} threads, z at most 64)"
         ));
     }
     if dims.grid[0] > 0x7fff_ffff || dims.grid[1] > 65535 || dims.grid[2] > 65535 {
-        return bad(format!("grid {:?} exceeds sm_35's limits", dims.grid));
+        let [x, y, z] = dims.grid;
+        return bad(format!(
+            "grid ({x}, {y}, {z}) exceeds sm_35's limits (x at most 2147483647, y and z at most 65535)"
+        ));
     }
     if dims.blocks() > MAX_BLOCKS {
         return bad(format!(

@@ -237,7 +237,11 @@ fn bad_launches_are_refused_before_running() {
     for (text, part) in [
         (
             "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (2048, 1, 1))",
-            "exceeds sm_35's limits",
+            "block (2048, 1, 1) exceeds sm_35's limits",
+        ),
+        (
+            "(kernel: \"oob_shared\", grid: (1, 70000, 1), block: (32, 1, 1))",
+            "grid (1, 70000, 1) exceeds sm_35's limits (x at most 2147483647, y and z at most 65535)",
         ),
         (
             "(kernel: \"oob_shared\", grid: (1, 1, 1), block: (32, 1, 1), dynamic_shared: 49152)",
