@@ -56,7 +56,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 reg: *reg,
                 offset: *offset as i32,
             },
-            other => return Err(format!("unexpected operand {other:?}")),
+            other => return Err(format!("unexpected operand `{other}`")),
         };
         Ok(Operand {
             src,
@@ -99,7 +99,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                     slot
                 })
             }
-            other => Err(format!("bad branch target {other:?}")),
+            other => Err(format!("bad branch target {}", crate::sass::shown(other))),
         }
     };
     let rnd = if m("RM") {
@@ -169,7 +169,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             rd_srcs!(2);
             let sh = match ops.get(3).map(|o| &o.kind) {
                 Some(OpndKind::Int(v)) => *v as u8,
-                other => return Err(format!("bad ISCADD shift {other:?}")),
+                other => return Err(format!("bad ISCADD shift {}", crate::sass::shown(other))),
             };
             op.imm = sh as i64;
             Kind::IScAdd { shift: sh }
@@ -440,7 +440,12 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 ("F2I", []) => (NumType::S32, NumType::F32),
                 ("I2F", []) => (NumType::F32, NumType::S32),
                 ("I2I", []) => (NumType::S32, NumType::S32),
-                _ => return Err(format!("{mn}: cannot tell the types from {:?}", s.mods)),
+                _ => {
+                    return Err(format!(
+                        "{mn}: cannot tell the types from `.{}`",
+                        s.mods.join(".")
+                    ))
+                }
             };
             let irnd = if m("FLOOR") {
                 IntRnd::Floor
@@ -524,7 +529,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
             op.d0 = reg(0)?;
             let name = match ops.get(1).map(|o| &o.kind) {
                 Some(OpndKind::Special(n)) => n.clone(),
-                other => return Err(format!("S2R of {other:?}")),
+                other => return Err(format!("S2R of {}", crate::sass::shown(other))),
             };
             Kind::S2R {
                 sr: sreg(&name)
@@ -650,7 +655,12 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 || (matches!(ty, AtomType::U64 | AtomType::S64)
                     && matches!(aop, AtomOp::Inc | AtomOp::Dec))
             {
-                return Err(format!("{mn} {aop:?} on {ty:?} is not modelled"));
+                let name = |d: String| d.to_uppercase();
+                return Err(format!(
+                    "{mn}.{}.{} is not modelled",
+                    name(format!("{aop:?}")),
+                    name(format!("{ty:?}"))
+                ));
             }
             Kind::Atom {
                 space: if mn == "ATOMS" {
@@ -689,7 +699,7 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                     op.imm = *offset;
                 }
                 Some(OpndKind::Reg(r)) => op.src[0] = reg_op(*r),
-                other => return Err(format!("bad indirect target {other:?}")),
+                other => return Err(format!("bad indirect target {}", crate::sass::shown(other))),
             }
             if mn == "JMX" {
                 return Err("JMX is not modelled".into());
@@ -801,7 +811,10 @@ fn reg_op(r: u8) -> Operand {
 fn mem(o: Option<&crate::sass::Operand>) -> Result<(u8, i64), String> {
     match o.map(|o| &o.kind) {
         Some(OpndKind::Mem { reg, offset }) => Ok((*reg, *offset)),
-        other => Err(format!("expected a memory operand, found {other:?}")),
+        other => Err(format!(
+            "expected a memory operand, found {}",
+            crate::sass::shown(other)
+        )),
     }
 }
 

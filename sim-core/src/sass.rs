@@ -61,6 +61,47 @@ pub enum OpndKind {
     Other(String),
 }
 
+impl std::fmt::Display for OpndKind {
+    /// As nvdisasm prints it, near enough for an error: `R3`, `RZ`, `P2`,
+    /// `0x10`, `c[0x0][0x140]`, `[R2+0x8]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reg = |r: u8| match r {
+            255 => "RZ".to_string(),
+            r => format!("R{r}"),
+        };
+        let plus = |o: i64| match o {
+            0 => String::new(),
+            o if o < 0 => format!("-{:#x}", o.unsigned_abs()),
+            o => format!("+{o:#x}"),
+        };
+        match self {
+            OpndKind::Reg(r) => write!(f, "{}", reg(*r)),
+            OpndKind::Pred(7) => write!(f, "PT"),
+            OpndKind::Pred(p) => write!(f, "P{p}"),
+            OpndKind::Int(i) if *i < 0 => write!(f, "-{:#x}", i.unsigned_abs()),
+            OpndKind::Int(i) => write!(f, "{i:#x}"),
+            OpndKind::Float(x) => write!(f, "{x}"),
+            OpndKind::CBank { bank, offset } => write!(f, "c[{bank:#x}][{offset:#x}]"),
+            OpndKind::CIndex {
+                bank,
+                reg: r,
+                offset,
+            } => {
+                write!(f, "c[{bank:#x}][{}{}]", reg(*r), plus(*offset))
+            }
+            OpndKind::Mem { reg: 255, offset } => write!(f, "[{offset:#x}]"),
+            OpndKind::Mem { reg: r, offset } => write!(f, "[{}{}]", reg(*r), plus(*offset)),
+            OpndKind::RegJump { reg: r, offset } => write!(f, "{} {offset:#x}", reg(*r)),
+            OpndKind::Special(t) | OpndKind::Other(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// An operand that may be missing, for an error: `` `R3` `` or `nothing`.
+pub fn shown(o: Option<&OpndKind>) -> String {
+    o.map_or_else(|| "nothing".to_string(), |k| format!("`{k}`"))
+}
+
 /// Why a text could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot read operand `{0}`")]
@@ -296,6 +337,46 @@ fn parse_operand(o: &str) -> Result<Operand, SyntaxError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operands_print_as_sass_in_errors() {
+        let cases = [
+            (OpndKind::Reg(3), "R3"),
+            (OpndKind::Reg(255), "RZ"),
+            (OpndKind::Pred(7), "PT"),
+            (OpndKind::Pred(2), "P2"),
+            (OpndKind::Int(-16), "-0x10"),
+            (
+                OpndKind::CBank {
+                    bank: 0,
+                    offset: 0x140,
+                },
+                "c[0x0][0x140]",
+            ),
+            (
+                OpndKind::CIndex {
+                    bank: 3,
+                    reg: 4,
+                    offset: -8,
+                },
+                "c[0x3][R4-0x8]",
+            ),
+            (OpndKind::Mem { reg: 2, offset: 8 }, "[R2+0x8]"),
+            (
+                OpndKind::Mem {
+                    reg: 255,
+                    offset: 0x40,
+                },
+                "[0x40]",
+            ),
+            (OpndKind::Special("SR_TID.X".into()), "SR_TID.X"),
+        ];
+        for (k, text) in cases {
+            assert_eq!(k.to_string(), text);
+        }
+        assert_eq!(shown(Some(&OpndKind::Pred(1))), "`P1`");
+        assert_eq!(shown(None), "nothing");
+    }
 
     #[test]
     fn reads_guards_modifiers_and_operands() {
