@@ -103,8 +103,35 @@ impl KernelSrc {
     }
 }
 
+/// The first `{NAME}` outside a `//` comment, and its line: what a template
+/// (`traces/micro/*.sass`) holds where its user puts text. `{i}`, a `.rep`
+/// block's index, is not one.
+fn placeholder(source: &str) -> Option<(usize, &str)> {
+    source.lines().enumerate().find_map(|(i, l)| {
+        let code = l.split("//").next().unwrap_or("");
+        code.split('{').skip(1).find_map(|after| {
+            let name = after.split('}').next().filter(|_| after.contains('}'))?;
+            let ident = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (ident && name != "i").then_some((i + 1, name))
+        })
+    })
+}
+
 /// Assembles `source` into kernels, in the order they appear.
 pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
+    if let Some((line, name)) = placeholder(source) {
+        return err(
+            line,
+            format!(
+                "`{{{name}}}` is a template's placeholder, not SASS: a tool fills the \
+                 template in before it is assembled"
+            ),
+        );
+    }
     let mut kernels: Vec<KernelSrc> = Vec::new();
     for (line, raw) in expand_repeats(source)? {
         let raw = raw.as_str();
@@ -872,6 +899,15 @@ mod tests {
         let k = &super::assemble_source(src).expect("assembles")[0];
         // 3 IADDs, 4 NOPs to the next group, the BRA: two control words.
         assert_eq!(k.code.len(), 16);
+        // A template's placeholder is named as one, by its line.
+        let e = super::assemble_source(".kernel k\n// {N} in a comment\n.rep {N}\nNOP;\n.endr\n")
+            .unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(
+            e.message.starts_with("`{N}` is a template's placeholder"),
+            "{}",
+            e.message
+        );
         let e = super::assemble_source(".kernel k\n.rep 2\nNOP;\n").unwrap_err();
         assert_eq!((e.line, e.message.as_str()), (2, "`.rep` without `.endr`"));
         // Nested blocks within each count's limit but not in all: an error,
