@@ -151,12 +151,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     for p in [&args.plot, &args.trace.perfetto].into_iter().flatten() {
         crate::writable(p)?;
     }
-    if let Some(d) = &args.dump {
-        if d.exists() && !d.is_dir() {
-            bail!("--dump {}: a file, not a folder", d.display());
-        }
-        // Before the run: a folder that cannot be made says so now.
-        std::fs::create_dir_all(d).with_context(|| format!("--dump {}", d.display()))?;
+    if let Some(d) = args.dump.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        bail!("--dump {}: a file, not a folder", d.display());
     }
     let overrides = parse_sets(&args.set)?;
     let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
@@ -229,6 +225,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     if args.plot.is_some() && !matches!(mode, launch::Mode::Timed(_)) {
         bail!("--plot needs a timed run: drop --functional and --order");
+    }
+    if let Some(d) = &args.dump {
+        // Before the run: a folder that cannot be made says so now.
+        std::fs::create_dir_all(d).with_context(|| format!("--dump {}", d.display()))?;
     }
     let timed = matches!(mode, launch::Mode::Timed(_));
     if args.until.is_some() && !timed {
