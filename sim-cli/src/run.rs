@@ -211,29 +211,29 @@ pub fn run(args: RunArgs) -> Result<()> {
         let read: &dyn Fn(&str) -> Result<Vec<u8>, String> = &read;
         return crate::sample::run(spec, &args, &cubin, &r, &config, read, &file, started);
     }
-    let mut recording = args.trace.start(&cubin, &r, &config, &file)?;
-    if recording.is_some() && (args.functional || order != BlockOrder::Natural) {
-        bail!("--trace, --view and --perfetto need a timed run: drop --functional and --order");
+    let timed = !args.functional && order == BlockOrder::Natural;
+    for (asked, flags) in [
+        (args.plot.is_some(), "--plot needs"),
+        (args.trace.wanted(), "--trace, --view and --perfetto need"),
+        (args.until.is_some(), "--until needs"),
+    ] {
+        if asked && !timed {
+            bail!("{flags} a timed run: drop --functional and --order");
+        }
     }
-    let running = std::time::Instant::now();
-    let mode = if args.functional || order != BlockOrder::Natural {
+    let mode = if !timed {
         launch::Mode::Functional(order)
     } else if args.lockstep {
         launch::Mode::Timed(Stepping::Lockstep)
     } else {
         launch::Mode::Timed(Stepping::Turns)
     };
-    if args.plot.is_some() && !matches!(mode, launch::Mode::Timed(_)) {
-        bail!("--plot needs a timed run: drop --functional and --order");
-    }
+    let mut recording = args.trace.start(&cubin, &r, &config, &file)?;
     if let Some(d) = &args.dump {
         // Before the run: a folder that cannot be made says so now.
         std::fs::create_dir_all(d).with_context(|| format!("--dump {}", d.display()))?;
     }
-    let timed = matches!(mode, launch::Mode::Timed(_));
-    if args.until.is_some() && !timed {
-        bail!("--until needs a timed run: drop --functional and --order");
-    }
+    let running = std::time::Instant::now();
     let mut timeline = args.plot.as_ref().map(|_| crate::plot::Timeline::new(1000));
     // A trace's window ends the run with it, unless --trace-full.
     let window_end = recording.as_ref().and_then(|rec| rec.until);

@@ -204,6 +204,17 @@ fn outputs_are_checked_before_the_run() {
         assert!(!ok && err.contains(&want), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?} ran first:\n{out}");
     }
+    // A refused combination leaves no file behind.
+    let kst = dir.join("f.kst");
+    let (ok, _, err) = keplersim(&[
+        "run",
+        kernel,
+        "--functional",
+        "--trace",
+        kst.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("need a timed run"), "{err}");
+    assert!(!kst.exists());
     // --csv is the metrics alone, --json the whole report: not both.
     let (ok, _, err) = keplersim(&["run", kernel, "--metrics", "ipc", "--csv", "--json"]);
     assert!(
