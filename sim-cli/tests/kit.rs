@@ -261,8 +261,15 @@ fn a_kit_that_is_not_this_suites_or_has_no_results_says_so() {
         "{err}"
     );
 
-    // Results as the model left them, then a kernel the suite no longer runs.
+    // A run that stopped before writing anything.
     std::fs::create_dir_all(kit.join("results")).expect("results");
+    let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+    assert!(
+        !ok && err.contains("device.txt: not there: run_kit did not finish"),
+        "{err}"
+    );
+
+    // Results as the model left them, then a kernel the suite no longer runs.
     for e in std::fs::read_dir(kit.join("model")).expect("model") {
         let e = e.expect("entry");
         std::fs::copy(e.path(), kit.join("results").join(e.file_name())).expect("copy");

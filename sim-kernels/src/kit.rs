@@ -631,12 +631,23 @@ impl CardResults {
                     .into(),
             });
         }
-        let device = read_device(&results.join("device.txt"))?;
-        let ms = read_times(&results.join("times.txt"), launches.len())?;
+        // A run of run_kit that stopped part way leaves some files out.
+        let written = |p: PathBuf| -> Result<PathBuf> {
+            if p.exists() {
+                return Ok(p);
+            }
+            Err(Error::File {
+                path: p.display().to_string(),
+                msg: "not there: run_kit did not finish; run it again in the kit's directory"
+                    .into(),
+            })
+        };
+        let device = read_device(&written(results.join("device.txt"))?)?;
+        let ms = read_times(&written(results.join("times.txt"))?, launches.len())?;
         let model_ms = read_times(&dir.join("model/times.txt"), launches.len())?;
         let mut outs = Vec::with_capacity(launches.len());
         for (i, l) in launches.iter().enumerate() {
-            let p = results.join(format!("{i:04}.out"));
+            let p = written(results.join(format!("{i:04}.out")))?;
             let data = std::fs::read(&p).map_err(|e| io(&p, e))?;
             let want = l.buffers.first().map_or(0, |b| b.bytes);
             if data.len() as u64 != want {
