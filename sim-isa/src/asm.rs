@@ -440,10 +440,14 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
                         None => size.clamp(1, 8),
                     };
                     if !align.is_power_of_two() {
-                        return err(
-                            line,
-                            "`.param SIZE [ALIGN | @OFFSET]`: ALIGN a power of two",
-                        );
+                        let why = match other {
+                            Some(a) => format!("`.param {size} {a}`: ALIGN must be a power of two"),
+                            None => format!(
+                                "`.param {size}`: a SIZE given alone is its own alignment, \
+                                 so a power of two; give its alignment too (`.param {size} ALIGN`)"
+                            ),
+                        };
+                        return err(line, why);
                     }
                     end.div_ceil(align) * align
                 }
@@ -899,6 +903,11 @@ mod tests {
         let k = &super::assemble_source(src).expect("assembles")[0];
         // 3 IADDs, 4 NOPs to the next group, the BRA: two control words.
         assert_eq!(k.code.len(), 16);
+        let e = super::assemble_source(".kernel k\n.param 3\nEXIT;\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e
+            .message
+            .starts_with("`.param 3`: a SIZE given alone is its own alignment"));
         // A template's placeholder is named as one, by its line.
         let e = super::assemble_source(".kernel k\n// {N} in a comment\n.rep {N}\nNOP;\n.endr\n")
             .unwrap_err();

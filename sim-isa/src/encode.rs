@@ -27,8 +27,13 @@ use crate::table::{gather, scatter, Fmt, Form, Piece};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeError {
     /// No sm_35 instruction has this base mnemonic.
-    #[error("unknown instruction `{mnemonic}` in `{text}`")]
-    UnknownMnemonic { mnemonic: String, text: String },
+    #[error("unknown instruction `{mnemonic}` in `{text}`{hint}")]
+    UnknownMnemonic {
+        mnemonic: String,
+        text: String,
+        /// The known mnemonic it is likely a slip for: ` (FFMA?)`, or empty.
+        hint: String,
+    },
     /// The mnemonic is known, but no form of it prints this text.
     #[error("`{text}`: no encoding of {mnemonic} prints this text (check modifiers and operands)")]
     NoForm { mnemonic: String, text: String },
@@ -103,13 +108,50 @@ pub fn base_mnemonic(text: &str) -> &str {
     &t[..end]
 }
 
+/// The sm_35 mnemonic `m` is likely a slip for: the same in upper case, or
+/// the one nearest by edits (at most two, and fewer than `m` has letters).
+fn nearest_mnemonic(m: &str) -> Option<&'static str> {
+    let upper = m.to_ascii_uppercase();
+    let known = by_mnemonic();
+    if let Some((k, _)) = known.get_key_value(upper.as_str()) {
+        return Some(k);
+    }
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let here = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+                prev = here;
+            }
+        }
+        row[b.len()]
+    };
+    let mut names: Vec<&'static str> = known.keys().copied().collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .map(|k| (distance(&upper, k), k))
+        .filter(|&(d, _)| d <= 2 && d < upper.len())
+        .min()
+        .map(|(_, k)| k)
+}
+
 /// Encodes one instruction text (as nvdisasm prints it; blanks are normalized)
 /// at byte address `addr`, which matters only to branch targets.
 pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
     let text = normalize(text);
     let mnemonic = base_mnemonic(&text).to_string();
     let Some(forms) = by_mnemonic().get(mnemonic.as_str()) else {
-        return Err(EncodeError::UnknownMnemonic { mnemonic, text });
+        let hint = nearest_mnemonic(&mnemonic).map_or(String::new(), |m| format!(" ({m}?)"));
+        return Err(EncodeError::UnknownMnemonic {
+            mnemonic,
+            text,
+            hint,
+        });
     };
     for &i in forms {
         let form = &FORMS[i];
@@ -244,6 +286,18 @@ impl Matcher<'_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_unknown_mnemonic_names_its_likely_intent() {
+        let hint = |t: &str| match super::assemble(t, 8) {
+            Err(super::EncodeError::UnknownMnemonic { hint, .. }) => hint,
+            other => panic!("{t}: {other:?}"),
+        };
+        assert_eq!(hint("ffma R1, R2, R3, R4;"), " (FFMA?)");
+        assert_eq!(hint("FFAM R1, R2, R3, R4;"), " (FFMA?)");
+        assert_eq!(hint("LDS64 R2, [R1];"), " (LDS?)");
+        assert_eq!(hint("XYZZY R1;"), "");
+    }
+
     use super::*;
     use crate::decode::disassemble;
 
