@@ -116,6 +116,10 @@ fn nearest_mnemonic(m: &str) -> Option<&'static str> {
     if let Some((k, _)) = known.get_key_value(upper.as_str()) {
         return Some(k);
     }
+    if upper.len() > 16 {
+        // Longer than any mnemonic by far: no slip.
+        return None;
+    }
     let distance = |a: &str, b: &str| {
         let b: Vec<char> = b.chars().collect();
         let mut row: Vec<usize> = (0..=b.len()).collect();
