@@ -390,7 +390,10 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         if args.len() < lo || args.len() > hi {
             return err(
                 line,
-                format!("`{name}` takes {lo}..={hi} arguments, not {}", args.len()),
+                match lo == hi {
+                    true => format!("`{name}` takes {lo} arguments, not {}", args.len()),
+                    false => format!("`{name}` takes {lo} to {hi} arguments, not {}", args.len()),
+                },
             );
         }
         Ok(())
@@ -504,6 +507,22 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
                 || encode_reg_like(a)
             {
                 return err(line, format!("`.alias {a}`: not a usable name"));
+            }
+            // An alias stands for its register everywhere in the kernel, the
+            // lines before it too: a second meaning would change those.
+            if let Some(was) = k
+                .aliases
+                .get(a)
+                .cloned()
+                .or_else(|| k.ranges.get(a).map(|(lo, hi)| format!("R{lo}..R{hi}")))
+            {
+                return err(
+                    line,
+                    format!(
+                        "`.alias {a} {r}`: `{a}` already names {was}; an alias names one \
+                         register (or range) in a kernel"
+                    ),
+                );
             }
             if let Some((lo, hi)) = r.split_once("..") {
                 // A range of registers: `acc[i]`.
@@ -908,6 +927,12 @@ mod tests {
         assert!(e
             .message
             .starts_with("`.param 3`: a SIZE given alone is its own alignment"));
+        // An alias holds one meaning in its kernel: a second would change the
+        // lines above it too.
+        let e = super::assemble_source(".kernel k\n.alias x R1\nMOV x, R2;\n.alias x R3\nEXIT;\n")
+            .unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(e.message.contains("`x` already names R1"), "{}", e.message);
         // A template's placeholder is named as one, by its line.
         let e = super::assemble_source(".kernel k\n// {N} in a comment\n.rep {N}\nNOP;\n.endr\n")
             .unwrap_err();
