@@ -191,6 +191,12 @@ pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
             if k.labels.insert(name.to_string(), slot).is_some() {
                 return err(line, format!("label `{name}` is defined twice"));
             }
+            if k.aliases.contains_key(name) || k.ranges.contains_key(name) {
+                return err(
+                    line,
+                    format!("label `{name}`: the name is an alias's already"),
+                );
+            }
             rest = after.trim_start();
         }
         if rest.is_empty() {
@@ -507,6 +513,18 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
                 || encode_reg_like(a)
             {
                 return err(line, format!("`.alias {a}`: not a usable name"));
+            }
+            if a == "c" || a.starts_with("SR_") {
+                return err(
+                    line,
+                    format!("`.alias {a}`: `{a}` is the name of an operand (`c[..]`, `SR_...`)"),
+                );
+            }
+            if k.labels.contains_key(a) {
+                return err(
+                    line,
+                    format!("`.alias {a} {r}`: `{a}` is a label's name already"),
+                );
             }
             // An alias stands for its register everywhere in the kernel, the
             // lines before it too: a second meaning would change those.
@@ -933,6 +951,15 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, 4);
         assert!(e.message.contains("`x` already names R1"), "{}", e.message);
+        // Nor may it be a label's name, or an operand's.
+        for src in [
+            ".kernel k\nloop:\n.alias loop R1\nEXIT;\n",
+            ".kernel k\n.alias loop R1\nloop:\nEXIT;\n",
+            ".kernel k\nNOP;\n.alias c R1\nEXIT;\n",
+        ] {
+            let e = super::assemble_source(src).unwrap_err();
+            assert_eq!(e.line, 3, "{src}: {}", e.message);
+        }
         // A template's placeholder is named as one, by its line.
         let e = super::assemble_source(".kernel k\n// {N} in a comment\n.rep {N}\nNOP;\n.endr\n")
             .unwrap_err();
