@@ -68,6 +68,8 @@ struct KernelSrc {
     req_ntid: Option<[u32; 3]>,
     frame: u32,
     barriers: Option<u32>,
+    /// The kernel's one-value directives given so far, with their lines.
+    given: HashMap<String, usize>,
 }
 
 enum Item {
@@ -99,6 +101,7 @@ impl KernelSrc {
             req_ntid: None,
             frame: 0,
             barriers: None,
+            given: HashMap::new(),
         }
     }
 }
@@ -410,6 +413,22 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         return Ok(());
     }
     let k = current(kernels, line)?;
+    // A property the kernel has one of: a second would silently replace the
+    // first.
+    if matches!(
+        name,
+        ".registers" | ".shared" | ".maxntid" | ".reqntid" | ".frame" | ".barriers"
+    ) {
+        if let Some(first) = k.given.insert(name.to_string(), line) {
+            return err(
+                line,
+                format!(
+                    "`{name}` is given twice in kernel `{}` (first at line {first})",
+                    k.name
+                ),
+            );
+        }
+    }
     match name {
         ".registers" => {
             nargs(1, 1)?;
@@ -960,6 +979,15 @@ mod tests {
             let e = super::assemble_source(src).unwrap_err();
             assert_eq!(e.line, 3, "{src}: {}", e.message);
         }
+        // A kernel's property is given once.
+        let e = super::assemble_source(".kernel k\n.shared 16\n.shared 32\nEXIT;\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (
+                3,
+                "`.shared` is given twice in kernel `k` (first at line 2)"
+            )
+        );
         // A template's placeholder is named as one, by its line.
         let e = super::assemble_source(".kernel k\n// {N} in a comment\n.rep {N}\nNOP;\n.endr\n")
             .unwrap_err();
