@@ -152,7 +152,7 @@ pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
             continue; // the listing's end-of-function line
         }
         if let Some(name) = text.strip_prefix("Function :") {
-            kernels.push(KernelSrc::new(name.trim(), line));
+            start_kernel(&mut kernels, name.trim(), line)?;
             continue;
         }
         if let Some(word) = control_line(text) {
@@ -308,6 +308,22 @@ fn expand_repeats(source: &str) -> Result<Vec<(usize, String)>, AsmError> {
     Ok(out)
 }
 
+/// Starts kernel `name` at `line` (`.kernel NAME` or a listing's
+/// `Function : NAME`); a name a kernel before it has is an error.
+fn start_kernel(kernels: &mut Vec<KernelSrc>, name: &str, line: usize) -> Result<(), AsmError> {
+    if let Some(first) = kernels.iter().find(|k| k.name == name) {
+        return err(
+            line,
+            format!(
+                "kernel `{name}` is defined twice (first at line {})",
+                first.line
+            ),
+        );
+    }
+    kernels.push(KernelSrc::new(name, line));
+    Ok(())
+}
+
 fn current(kernels: &mut [KernelSrc], line: usize) -> Result<&mut KernelSrc, AsmError> {
     match kernels.last_mut() {
         Some(k) => Ok(k),
@@ -409,8 +425,7 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
     };
     if name == ".kernel" {
         nargs(1, 1)?;
-        kernels.push(KernelSrc::new(args[0], line));
-        return Ok(());
+        return start_kernel(kernels, args[0], line);
     }
     let k = current(kernels, line)?;
     // A property the kernel has one of: a second would silently replace the
@@ -979,6 +994,11 @@ mod tests {
             let e = super::assemble_source(src).unwrap_err();
             assert_eq!(e.line, 3, "{src}: {}", e.message);
         }
+        let e = super::assemble_source(".kernel k\nEXIT;\n.kernel k\nEXIT;\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (3, "kernel `k` is defined twice (first at line 1)")
+        );
         // A kernel's property is given once.
         let e = super::assemble_source(".kernel k\n.shared 16\n.shared 32\nEXIT;\n").unwrap_err();
         assert_eq!(
