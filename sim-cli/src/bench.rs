@@ -542,10 +542,7 @@ fn func(size: i64, runs: u32) -> Result<()> {
 }
 
 /// `n` of a count flag that must be at least 1, else an error naming it.
-pub fn at_least_one<T: Copy + PartialEq + From<u8> + std::fmt::Display>(
-    flag: &str,
-    n: T,
-) -> Result<T> {
+pub fn at_least_one<T: PartialEq + From<u8>>(flag: &str, n: T) -> Result<T> {
     if n == T::from(0) {
         bail!("{flag} 0: at least 1");
     }

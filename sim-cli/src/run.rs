@@ -156,8 +156,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let overrides = parse_sets(&args.set)?;
     let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
-    if wanted.is_some() && (args.functional || !matches!(args.order, Order::Natural)) {
-        bail!("--metrics needs a timed run: drop --functional and --order");
+    let timed = !args.functional && matches!(args.order, Order::Natural);
+    for (asked, flags) in [
+        (wanted.is_some(), "--metrics needs"),
+        (args.plot.is_some(), "--plot needs"),
+        (args.trace.wanted(), "--trace, --view and --perfetto need"),
+        (args.until.is_some(), "--until needs"),
+    ] {
+        if asked && !timed {
+            bail!("{flags} a timed run: drop --functional and --order");
+        }
     }
     let Located {
         launch_path,
@@ -166,18 +174,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         kernel: file,
     } = locate(args.file.as_deref(), args.launch.as_deref(), &overrides)?;
     let read = reader(&dir);
-    let is_cuda = file.extension().is_some_and(|e| e == "cu");
-    if !is_cuda {
-        if let Some(flag) = args.define.first().map(|d| format!("-D {d}")).or_else(|| {
-            args.nvrtc_option
-                .first()
-                .map(|o| format!("--nvrtc-option {o}"))
-        }) {
-            bail!(
-                "{flag}: {} is not CUDA C; -D and --nvrtc-option apply to a `.cu` only",
-                file.display()
-            );
-        }
+    let flags = args.define.iter().map(|d| format!("-D {d}"));
+    let mut flags = flags.chain(
+        args.nvrtc_option
+            .iter()
+            .map(|o| format!("--nvrtc-option {o}")),
+    );
+    if let Some(flag) = flags
+        .next()
+        .filter(|_| file.extension().is_none_or(|e| e != "cu"))
+    {
+        bail!(
+            "{flag}: {} is not CUDA C; -D and --nvrtc-option apply to a `.cu` only",
+            file.display()
+        );
     }
     let mut nvrtc = r.nvrtc_options.clone();
     nvrtc.extend(args.nvrtc_option.iter().cloned());
@@ -210,16 +220,6 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(spec) = &args.sample {
         let read: &dyn Fn(&str) -> Result<Vec<u8>, String> = &read;
         return crate::sample::run(spec, &args, &cubin, &r, &config, read, &file, started);
-    }
-    let timed = !args.functional && order == BlockOrder::Natural;
-    for (asked, flags) in [
-        (args.plot.is_some(), "--plot needs"),
-        (args.trace.wanted(), "--trace, --view and --perfetto need"),
-        (args.until.is_some(), "--until needs"),
-    ] {
-        if asked && !timed {
-            bail!("{flags} a timed run: drop --functional and --order");
-        }
     }
     let mode = if !timed {
         launch::Mode::Functional(order)

@@ -655,12 +655,8 @@ pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
                 || (matches!(ty, AtomType::U64 | AtomType::S64)
                     && matches!(aop, AtomOp::Inc | AtomOp::Dec))
             {
-                let name = |d: String| d.to_uppercase();
-                return Err(format!(
-                    "{mn}.{}.{} is not modelled",
-                    name(format!("{aop:?}")),
-                    name(format!("{ty:?}"))
-                ));
+                let name = format!("{mn}.{aop:?}.{ty:?}").to_uppercase();
+                return Err(format!("{name} is not modelled"));
             }
             Kind::Atom {
                 space: if mn == "ATOMS" {

@@ -415,9 +415,10 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         if args.len() < lo || args.len() > hi {
             return err(
                 line,
-                match lo == hi {
-                    true => format!("`{name}` takes {lo} arguments, not {}", args.len()),
-                    false => format!("`{name}` takes {lo} to {hi} arguments, not {}", args.len()),
+                if lo == hi {
+                    format!("`{name}` takes {lo} arguments, not {}", args.len())
+                } else {
+                    format!("`{name}` takes {lo} to {hi} arguments, not {}", args.len())
                 },
             );
         }
