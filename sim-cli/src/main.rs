@@ -75,7 +75,9 @@ enum Cmd {
     /// The pipeline viewer: step through a trace recorded by `run --trace`
     /// cycle by cycle (schedulers, warps, SASS, units); docs/viewer.md.
     View(view::ViewArgs),
-    /// Measure the simulator's own speed.
+    /// Benchmarks: the simulator's own speed (func, speed), the SGEMM ladder
+    /// against the paper (sgemm), the microbenchmarks against the K20m (micro),
+    /// the tiled-SGEMM study (study).
     Bench {
         #[command(subcommand)]
         cmd: bench::BenchCmd,

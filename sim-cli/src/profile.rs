@@ -31,7 +31,7 @@ pub struct ProfileArgs {
     /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
     #[arg(long, value_name = "FILE.ron")]
     pub config: Option<PathBuf>,
-    /// How many instructions the sorted views list.
+    /// How many instructions the sorted views list (0 leaves the views out).
     #[arg(long, default_value_t = 10)]
     pub top: usize,
     /// Print every instruction, not only those that executed.
@@ -194,40 +194,42 @@ pub fn run(args: ProfileArgs) -> Result<()> {
                 }
             );
         }
-        let mut hot: Vec<usize> = slots.clone();
-        hot.sort_by(|&a, &b| {
-            by_slot[b]
-                .executions
-                .cmp(&by_slot[a].executions)
-                .then(a.cmp(&b))
-        });
-        println!("\nhottest instructions (executions):");
-        for &s in hot.iter().take(args.top) {
-            println!(
-                "  /*{:04x}*/ {:>10}  {}",
-                s * 8,
-                by_slot[s].executions,
-                prog.text(s as u32).trim_end_matches(';')
-            );
-        }
-        let mut worst: Vec<usize> = slots.clone();
-        worst.sort_by(|&a, &b| {
-            stall_total(&by_slot[b])
-                .cmp(&stall_total(&by_slot[a]))
-                .then(a.cmp(&b))
-        });
-        println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
-        for &s in worst.iter().take(args.top) {
-            if stall_total(&by_slot[s]) == 0 {
-                break;
+        if args.top > 0 {
+            let mut hot: Vec<usize> = slots.clone();
+            hot.sort_by(|&a, &b| {
+                by_slot[b]
+                    .executions
+                    .cmp(&by_slot[a].executions)
+                    .then(a.cmp(&b))
+            });
+            println!("\nhottest instructions (executions):");
+            for &s in hot.iter().take(args.top) {
+                println!(
+                    "  /*{:04x}*/ {:>10}  {}",
+                    s * 8,
+                    by_slot[s].executions,
+                    prog.text(s as u32).trim_end_matches(';')
+                );
             }
-            println!(
-                "  /*{:04x}*/ {:>10}  {:<46} {}",
-                s * 8,
-                stall_total(&by_slot[s]),
-                prog.text(s as u32).trim_end_matches(';'),
-                stalls(&by_slot[s])
-            );
+            let mut worst: Vec<usize> = slots.clone();
+            worst.sort_by(|&a, &b| {
+                stall_total(&by_slot[b])
+                    .cmp(&stall_total(&by_slot[a]))
+                    .then(a.cmp(&b))
+            });
+            println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
+            for &s in worst.iter().take(args.top) {
+                if stall_total(&by_slot[s]) == 0 {
+                    break;
+                }
+                println!(
+                    "  /*{:04x}*/ {:>10}  {:<46} {}",
+                    s * 8,
+                    stall_total(&by_slot[s]),
+                    prog.text(s as u32).trim_end_matches(';'),
+                    stalls(&by_slot[s])
+                );
+            }
         }
         let un: u64 = profile.unattributed.iter().sum();
         if un > 0 {

@@ -249,6 +249,17 @@ fn profile_names_the_main_loops_instructions_with_their_stalls() {
     );
 }
 
+/// `profile --top 0` prints the annotated listing without the sorted views
+/// (which would be headings with nothing under them).
+#[test]
+fn profile_top_zero_leaves_the_sorted_views_out() {
+    let (ok, out, err) = keplersim(&["profile", &path("traces/kernels/loops.cubin"), "--top", "0"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("IADD32I R6, R6, 0x1"), "{out}");
+    assert!(!out.contains("hottest instructions"), "{out}");
+    assert!(!out.contains("worst stalls"), "{out}");
+}
+
 /// `--plot` writes an SVG of the schedulers' cycles and the issue rate.
 #[test]
 fn run_plots_the_schedulers_and_the_issue_rate() {
