@@ -361,13 +361,37 @@ pub fn resolve_within(
     let mut args = Vec::new();
     for (i, a) in spec.args.iter().enumerate() {
         let what = format!("argument {}", i + 1);
+        // A value the parameter's type cannot hold is refused, not wrapped.
+        let fits = |n: &Num, range: std::ops::RangeInclusive<i64>| {
+            let v = num(n, &what)?;
+            if range.contains(&v) {
+                Ok(Num::Lit(v))
+            } else {
+                invalid(format!(
+                    "{what}, {}: {v} is outside {}..={}",
+                    show_arg(a),
+                    range.start(),
+                    range.end()
+                ))
+            }
+        };
         args.push(match a {
             Arg::Buffer(n) => Arg::Buffer(n.clone()),
-            Arg::I32(n) => Arg::I32(Num::Lit(num(n, &what)?)),
-            Arg::U32(n) => Arg::U32(Num::Lit(num(n, &what)?)),
+            Arg::I32(n) => Arg::I32(fits(n, i32::MIN as i64..=i32::MAX as i64)?),
+            Arg::U32(n) => Arg::U32(fits(n, 0..=u32::MAX as i64)?),
             Arg::I64(n) => Arg::I64(Num::Lit(num(n, &what)?)),
-            Arg::U64(n) => Arg::U64(Num::Lit(num(n, &what)?)),
-            Arg::F32(r) => Arg::F32(Real::Lit(real(r, &what)?)),
+            Arg::U64(n) => Arg::U64(fits(n, 0..=i64::MAX)?),
+            Arg::F32(r) => {
+                let v = real(r, &what)?;
+                if v.is_finite() && !(v as f32).is_finite() {
+                    return invalid(format!(
+                        "{what}, {}: beyond the largest f32, {:e}",
+                        show_arg(a),
+                        f32::MAX
+                    ));
+                }
+                Arg::F32(Real::Lit(v))
+            }
             Arg::F64(r) => Arg::F64(Real::Lit(real(r, &what)?)),
         });
     }
@@ -1022,6 +1046,22 @@ mod tests {
                     r#"{x}, checks: [(buffer: "x", reference: Builtin(name: "saxpy", inputs: ["z"]), compare: BitExact)]"#
                 )),
                 "check of `x`: input `z` is no buffer",
+            ),
+            (
+                with(r#"args: [I32("n"), U32("n - 65")]"#),
+                "argument 2, U32(\"n - 65\"): -1 is outside 0..=4294967295",
+            ),
+            (
+                with(r#"args: [I32("n * 100000000")]"#),
+                "argument 1, I32(\"n * 100000000\"): 6400000000 is outside -2147483648..=2147483647",
+            ),
+            (
+                with(r#"args: [U64(-1)]"#),
+                "argument 1, U64(-1): -1 is outside 0..=9223372036854775807",
+            ),
+            (
+                with(r#"args: [F32(1e39)]"#),
+                "argument 1, F32(1000000000000000000000000000000000000000): beyond the largest f32, 3.4028235e38",
             ),
         ] {
             let spec = parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
