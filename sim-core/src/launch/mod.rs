@@ -272,8 +272,21 @@ pub fn resolve_within(
                 if lo > hi {
                     return invalid(format!("{what}: random range [{lo}, {hi}] is empty"));
                 }
-                let mut rng = ChaCha8Rng::seed_from_u64(*seed);
                 let float = matches!(b.elem, Elem::F32 | Elem::F64);
+                // Bounds the element cannot hold were wrapped (a U32 buffer
+                // drawn from [-5, 5] held values near 2^32).
+                for (name, v) in [("lo", lo), ("hi", hi)] {
+                    fits(b.elem, v).map_err(|m| {
+                        LaunchError::Invalid(format!("{what}: Random's {name} {v}: {m}"))
+                    })?;
+                    if !float && v > i64::MAX as f64 {
+                        return invalid(format!(
+                            "{what}: Random's {name} {v}: integers are drawn up to {}",
+                            i64::MAX
+                        ));
+                    }
+                }
+                let mut rng = ChaCha8Rng::seed_from_u64(*seed);
                 // Written in place: a value's bytes never pass through a
                 // vector of their own (a 600 MB buffer fills in a second,
                 // not in tens of seconds).
@@ -1024,6 +1037,18 @@ mod tests {
                     r#"buffers: [(name: "x", elem: F32, len: 4, init: Random(seed: 1, lo: 2, hi: 1))]"#,
                 ),
                 "buffer `x`: random range [2, 1] is empty",
+            ),
+            (
+                with(
+                    r#"buffers: [(name: "x", elem: U32, len: 4, init: Random(seed: 1, lo: -5, hi: 5))]"#,
+                ),
+                "buffer `x`: Random's lo -5: outside the range of U32 (0..=4294967295)",
+            ),
+            (
+                with(
+                    r#"buffers: [(name: "x", elem: I8, len: 4, init: Random(seed: 1, lo: 0, hi: 2.5))]"#,
+                ),
+                "buffer `x`: Random's hi 2.5: I8 holds integers",
             ),
             (
                 with(r#"buffers: [(name: "x", elem: F32, len: 4, init: File("x.bin"))]"#),
