@@ -55,8 +55,8 @@ enum Cmd {
     },
     /// Assemble SASS (hand-written, or a `disasm` listing) into an sm_35 cubin.
     Asm {
-        /// The source: see the README for directives, labels, aliases and control
-        /// annotations.
+        /// The source: docs/assembler.md gives its directives, labels, aliases
+        /// and control annotations.
         file: PathBuf,
         /// The cubin to write.
         #[arg(short, long)]
@@ -123,7 +123,7 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum GenCmd {
-    /// The tuned TN SGEMM or a step of its optimisation ladder (see the README).
+    /// The tuned TN SGEMM or a step of its optimisation ladder (docs/sgemm.md).
     Sgemm {
         /// The ladder step: baseline, reg, ld128, ldg128, paper (+Dual with the
         /// paper's control bytes) or dual (the tuned kernel).
@@ -154,9 +154,12 @@ fn gen(cmd: GenCmd) -> Result<()> {
             launch,
             size,
         } => {
+            if block != 8 && block != 12 {
+                anyhow::bail!("--block {block}: the register block per thread is 8 or 12");
+            }
             let v = sim_kernels::sgemm::Variant::ladder(&step, block).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "--step {step} --block {block}: the steps are {} and the blocks 8 and 12",
+                    "--step {step}: the steps are {}",
                     sim_kernels::sgemm::LADDER.join(", ")
                 )
             })?;

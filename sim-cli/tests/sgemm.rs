@@ -62,9 +62,13 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
     let (ok, _, err) = keplersim(&["gen", "sgemm", "--step", "fast", "-o", &s(&sass)]);
     assert!(!ok);
     assert!(
-        err.contains(
-            "--step fast --block 12: the steps are baseline, reg, ld128, ldg128, paper, dual"
-        ),
+        err.contains("--step fast: the steps are baseline, reg, ld128, ldg128, paper, dual"),
+        "{err}"
+    );
+    let (ok, _, err) = keplersim(&["gen", "sgemm", "--block", "10", "-o", &s(&sass)]);
+    assert!(!ok);
+    assert!(
+        err.contains("--block 10: the register block per thread is 8 or 12"),
         "{err}"
     );
     // A launch file of a size the kernel cannot run is refused, not written;
