@@ -122,25 +122,6 @@ fn disasm_into_head_ends_quietly() {
     assert!(stderr.is_empty(), "not quiet: {stderr}");
 }
 
-/// A launch file for `traces/asm/saxpy.sass` (`saxpy_hand`: y = a * x + y
-/// for 1024 floats, at most 128 threads a block).
-const SAXPY_HAND: &str = r#"(
-    kernel: "saxpy_hand",
-    vars: { "n": 1024 },
-    grid: ("n / 128", 1, 1),
-    block: (128, 1, 1),
-    buffers: [
-        (name: "x", elem: F32, len: "n", init: Random(seed: 1, lo: -1.0, hi: 1.0)),
-        (name: "y", elem: F32, len: "n", init: Random(seed: 2, lo: -1.0, hi: 1.0)),
-    ],
-    args: [F32(2.5), Buffer("x"), Buffer("y")],
-    checks: [
-        (buffer: "y", reference: Builtin(name: "saxpy", inputs: ["x", "y"],
-            params: { "n": "n", "a_bits": 1075838976 }), compare: BitExact),
-    ],
-)
-"#;
-
 #[test]
 fn hand_written_sass_assembles_and_runs_to_a_checked_result() {
     let dir = scratch("asm");
@@ -148,11 +129,15 @@ fn hand_written_sass_assembles_and_runs_to_a_checked_result() {
     let cubin = cubin.to_str().unwrap();
     let r = keplersim(&["asm", "traces/asm/saxpy.sass", "-o", cubin]);
     assert!(r.ok, "{}", r.stderr);
+    // The shipped launch file, `traces/asm/saxpy.launch.ron`: the source
+    // assembled on the fly beside it, the launch file alone, and the cubin
+    // with the launch file named.
     let launch = dir.join("saxpy_hand.launch.ron");
-    std::fs::write(&launch, SAXPY_HAND).unwrap();
-    // The cubin found beside its launch file, and named with it.
+    let shipped = std::fs::read_to_string(root().join("traces/asm/saxpy.launch.ron")).unwrap();
+    std::fs::write(&launch, &shipped).unwrap();
     for args in [
-        vec!["run", launch.to_str().unwrap()],
+        vec!["run", "traces/asm/saxpy.sass"],
+        vec!["run", "traces/asm/saxpy.launch.ron"],
         vec!["run", cubin, "--launch", launch.to_str().unwrap()],
     ] {
         let r = keplersim(&args);
