@@ -20,8 +20,9 @@
 //!   the K20m, so the value is right but late; a writer whose byte has bit 4
 //!   set is scoreboarded instead); and hazards: a read of an `LDG` result no
 //!   `TEXDEPBAR` has waited for, which reads the old value;
-//! - loops (backward branches) whose first instruction does not start a
-//!   7-instruction group, so they cannot keep the dual-issue alignment;
+//! - loops (backward branches, not to themselves) whose first instruction
+//!   does not start a 7-instruction group, so they cannot keep the dual-issue
+//!   alignment;
 //! - instructions the model cannot run: illegal ones (a 128-bit load into a
 //!   register not a multiple of 4, a register past the kernel's count) and
 //!   those it decodes but does not execute (texture, surface, video).
@@ -205,10 +206,12 @@ pub fn check_with(prog: &Program, opts: Options) -> Report {
         &mut pairs,
         true,
     );
-    // Loop alignment.
+    // Loop alignment. A branch to itself (the `BRA` ptxas ends every kernel
+    // with, past its `EXIT`, or a one-instruction spin) has nothing to pair
+    // and no alignment to keep.
     for s in 0..=last {
         let op = &prog.ops[s];
-        if matches!(op.kind, Kind::Bra { .. }) && (op.target as usize) <= s && op.target % 8 != 1 {
+        if matches!(op.kind, Kind::Bra { .. }) && (op.target as usize) < s && op.target % 8 != 1 {
             found.insert((op.target, Finding::Unaligned { branch: s as u32 }));
         }
     }
