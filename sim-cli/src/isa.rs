@@ -84,6 +84,11 @@ pub fn run(cmd: IsaCmd) -> Result<()> {
         IsaCmd::Encode { texts, addr } => {
             let mut failed = 0;
             for t in &texts {
+                if t.trim().trim_end_matches(';').trim().is_empty() {
+                    failed += 1;
+                    println!("error: an empty text: no instruction to encode");
+                    continue;
+                }
                 match sim_isa::encode::assemble(t, addr) {
                     Ok(w) => println!("{w:#018x}  {}", sim_isa::encode::normalize(t)),
                     Err(e) => {

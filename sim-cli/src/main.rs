@@ -114,7 +114,8 @@ enum Cmd {
     },
     /// Compile CUDA C++ to an sm_35 cubin with NVRTC 11.8 (scripts/fetch-oracle.sh).
     Compile(compile::CompileArgs),
-    /// Work on the sm_35 instruction table (needs NVIDIA's tools: scripts/fetch-oracle.sh).
+    /// Work on the sm_35 instruction table: decode and encode words; crack and
+    /// corpus rebuild it (those two need NVIDIA's tools: scripts/fetch-oracle.sh).
     Isa {
         #[command(subcommand)]
         cmd: isa::IsaCmd,

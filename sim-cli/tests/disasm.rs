@@ -151,4 +151,7 @@ fn isa_encode_and_decode_round_trip_on_the_command_line() {
     let (ok, out, err) = keplersim(&["isa", "encode", "FOO R1"]);
     assert!(!ok && err.contains("1 of 1 texts do not encode"), "{err}");
     assert!(out.contains("unknown instruction `FOO`"), "{out}");
+    let (ok, out, err) = keplersim(&["isa", "encode", " ;"]);
+    assert!(!ok && err.contains("1 of 1 texts do not encode"), "{err}");
+    assert!(out.contains("error: an empty text"), "{out}");
 }
