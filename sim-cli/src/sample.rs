@@ -97,14 +97,14 @@ pub fn run(
     line(
         "sampled",
         format!(
-            "{} of {} blocks finished ({} of the grid's {:.1} waves of {} blocks), {} cycles simulated; \
+            "{} of {} blocks finished ({} {:.1} waves of {} blocks), {} cycles simulated; \
              {:.1} s in all, {:.1} s simulating",
             done,
             s.grid_blocks,
             if s.whole() {
-                waves
+                "the whole grid:".to_string()
             } else {
-                s.waves as f64
+                format!("{} of the grid's", s.waves)
             },
             waves,
             s.wave,
@@ -122,15 +122,20 @@ pub fn run(
     let (cold, steady) = (&s.ledger.cold, &s.ledger.steady);
     line(
         "blocks",
-        format!(
-            "first wave {:.0} cycles a block (mean of {}), later blocks {:.0} (mean of {}, {} to {})",
-            mean(cold),
-            cold.len(),
-            mean(steady),
-            steady.len(),
-            steady.iter().min().unwrap_or(&0),
-            steady.iter().max().unwrap_or(&0),
-        ),
+        match (steady.iter().min(), steady.iter().max()) {
+            (Some(lo), Some(hi)) => format!(
+                "first wave {:.0} cycles a block (mean of {}), later blocks {:.0} (mean of {}, {lo} to {hi})",
+                mean(cold),
+                cold.len(),
+                mean(steady),
+                steady.len(),
+            ),
+            _ => format!(
+                "first wave {:.0} cycles a block (mean of {}), no later blocks",
+                mean(cold),
+                cold.len(),
+            ),
+        },
         json!({
             "first_wave": { "blocks": cold.len(), "mean_cycles": mean(cold) },
             "later": {

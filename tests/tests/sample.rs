@@ -104,6 +104,12 @@ fn a_grid_too_small_to_sample_runs_whole_and_checked() {
     ]);
     assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
     // Four blocks on 13 SMs: a wave of four, one wave.
+    for want in [
+        "sampled     4 of 4 blocks finished (the whole grid: 1.0 waves of 4 blocks)",
+        "cycles a block (mean of 4), no later blocks",
+    ] {
+        assert!(r.stdout.contains(want), "no `{want}` in:\n{}", r.stdout);
+    }
     assert!(
         r.stdout
             .contains("exact: the grid has only 1.0 waves, so it ran in full"),
