@@ -50,9 +50,9 @@ pub struct RunArgs {
     /// The order blocks run in (a correct kernel gives the same results in any).
     #[arg(long, value_enum, default_value_t = Order::Natural)]
     pub order: Order,
-    /// The seed of `--order shuffled`.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The seed of `--order shuffled` [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
     #[arg(long, value_name = "FILE.ron")]
     pub config: Option<PathBuf>,
@@ -198,10 +198,13 @@ pub fn run(args: RunArgs) -> Result<()> {
             Memory::Driver => sim_core::mem::MemMode::Driver,
         };
     }
-    let order = match args.order {
-        Order::Natural => BlockOrder::Natural,
-        Order::Reverse => BlockOrder::Reverse,
-        Order::Shuffled => BlockOrder::Shuffled(args.seed),
+    let order = match (args.order, args.seed) {
+        (Order::Natural | Order::Reverse, Some(seed)) => {
+            bail!("--seed {seed}: the seed is --order shuffled's, and the order is not shuffled")
+        }
+        (Order::Natural, None) => BlockOrder::Natural,
+        (Order::Reverse, None) => BlockOrder::Reverse,
+        (Order::Shuffled, seed) => BlockOrder::Shuffled(seed.unwrap_or(1)),
     };
 
     let mut config = load_config(args.config.as_deref())?;

@@ -554,3 +554,22 @@ fn device_runtime_calls_are_named() {
     );
     assert!(!err.contains("relocation"), "{err}");
 }
+
+/// `--seed` belongs to `--order shuffled`: without it the seed changed
+/// nothing, and a user comparing seeds compared one order with itself.
+#[test]
+fn a_seed_without_a_shuffled_order_is_refused() {
+    let f = root().join("traces/kernels/loops.cubin");
+    let f = f.to_str().unwrap();
+    for extra in [&["--seed", "5"][..], &["--order", "reverse", "--seed", "5"]] {
+        let mut args = vec!["run", f];
+        args.extend_from_slice(extra);
+        let (ok, _, err) = keplersim(&args);
+        assert!(
+            !ok && err.contains("--seed 5: the seed is --order shuffled's"),
+            "{extra:?}: {err}"
+        );
+    }
+    let (ok, out, err) = keplersim(&["run", f, "--order", "shuffled", "--seed", "5"]);
+    assert!(ok && out.contains("PASS"), "{err}");
+}
