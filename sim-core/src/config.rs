@@ -243,7 +243,7 @@ timing_params! {
     l2_bytes: u32 = 1572864, 1024, 1 << 30;
     /// L2 associativity (not published; 16 assumed).
     l2_ways: u32 = 16, 1, 64;
-    /// L2 line, bytes (128).
+    /// L2 line, bytes (128; a power of two).
     l2_line: u32 = 128, 32, 256;
     /// Cycles from an SM's request to an L2 hit's data back, for LD/ST/ATOM
     /// (fitted together with `ld_outstanding` by the LD.128 streaming read,
@@ -454,6 +454,32 @@ impl Config {
             ));
         }
         let timing = raw.timing.validate(text, file)?;
+        // Sizes the model takes as a power of two (an address's line is its
+        // bits above the line size), or as one of a few widths.
+        let terr = |field: &str, why: String| ConfigError {
+            file: file.into(),
+            line: line_of(text, field),
+            field: format!("timing.{field}"),
+            why,
+        };
+        if !timing.l2_line.is_power_of_two() {
+            return Err(terr(
+                "l2_line",
+                format!(
+                    "{} bytes is not a power of two (32, 64, 128 or 256)",
+                    timing.l2_line
+                ),
+            ));
+        }
+        if !matches!(timing.shared_bank_bytes, 4 | 8) {
+            return Err(terr(
+                "shared_bank_bytes",
+                format!(
+                    "{} bytes: a bank is 4 or 8 bytes wide",
+                    timing.shared_bank_bytes
+                ),
+            ));
+        }
         if timing.shared_min_cycles > timing.shared_cycles_per_transaction {
             return Err(ConfigError {
                 file: file.into(),
@@ -547,6 +573,29 @@ mod tests {
                 .starts_with("64 is more than shared_cycles_per_transaction (1.317)"),
             "{e}"
         );
+        // Sizes the model needs as a power of two, or as a bank width.
+        let e = Config::parse(
+            "(timing: (
+ l2_line: 100,
+))",
+            "x.ron",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.ron:2: timing.l2_line: 100 bytes is not a power of two (32, 64, 128 or 256)"
+        );
+        let e = Config::parse("(timing: (shared_bank_bytes: 6))", "x.ron").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.ron:1: timing.shared_bank_bytes: 6 bytes: a bank is 4 or 8 bytes wide"
+        );
+        for ok in [
+            "(timing: (l2_line: 64))",
+            "(timing: (shared_bank_bytes: 4))",
+        ] {
+            assert!(Config::parse(ok, "x.ron").is_ok(), "{ok}");
+        }
     }
 
     #[test]
