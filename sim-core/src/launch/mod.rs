@@ -29,6 +29,15 @@ pub enum LaunchError {
     Invalid(String),
 }
 
+/// An expression as an error quotes it: its first 60 characters, and `...`
+/// for the rest of a longer one.
+fn brief(e: &str) -> String {
+    match e.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &e[..i]),
+        None => e.to_string(),
+    }
+}
+
 fn invalid<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
     Err(LaunchError::Invalid(msg.into()))
 }
@@ -152,9 +161,8 @@ pub fn resolve_within(
     let num = |n: &Num, what: &str| -> Result<i64, LaunchError> {
         match n {
             Num::Lit(v) => Ok(*v),
-            Num::Expr(e) => {
-                eval(e, &vars).map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}")))
-            }
+            Num::Expr(e) => eval(e, &vars)
+                .map_err(|m| LaunchError::Invalid(format!("{what}: `{}`: {m}", brief(e)))),
         }
     };
     let real = |r: &Real, what: &str| -> Result<f64, LaunchError> {
@@ -162,7 +170,7 @@ pub fn resolve_within(
             Real::Lit(v) => Ok(*v),
             Real::Expr(e) => eval(e, &vars)
                 .map(|v| v as f64)
-                .map_err(|m| LaunchError::Invalid(format!("{what}: `{e}`: {m}"))),
+                .map_err(|m| LaunchError::Invalid(format!("{what}: `{}`: {m}", brief(e)))),
         }
     };
     for r in &spec.requires {
@@ -174,9 +182,9 @@ pub fn resolve_within(
         for (e, want_zero) in [(&r.zero, true), (&r.positive, false)] {
             let Some(e) = e else { continue };
             let v = eval(e, &vars)
-                .map_err(|m| LaunchError::Invalid(format!("requires: `{e}`: {m}")))?;
+                .map_err(|m| LaunchError::Invalid(format!("requires: `{}`: {m}", brief(e))))?;
             if (want_zero && v != 0) || (!want_zero && v <= 0) {
-                return invalid(format!("{} ({vals}: `{e}` is {v})", r.why));
+                return invalid(format!("{} ({vals}: `{}` is {v})", r.why, brief(e)));
             }
         }
     }
@@ -1016,6 +1024,10 @@ mod tests {
                 "flops: `n / m`: unknown variable `m`",
             ),
             (with(r#"flops: "0 - n""#), "flops: -64 is negative"),
+            (
+                with(&format!(r#"flops: "{}1""#, "-".repeat(100))),
+                &format!("flops: `{}...`: nested more than 64 deep", "-".repeat(60)),
+            ),
             (
                 with(r#"requires: [(zero: "n % 48", why: "n must be a multiple of 48")]"#),
                 "n must be a multiple of 48 (n=64: `n % 48` is 16)",
