@@ -144,6 +144,15 @@ fn nearest_mnemonic(m: &str) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
+/// Text as an error quotes it: its first 100 characters, and `...` for the
+/// rest of a longer one (no instruction prints longer).
+fn clip(t: &str) -> String {
+    match t.char_indices().nth(100) {
+        Some((i, _)) => format!("{}...", &t[..i]),
+        None => t.to_string(),
+    }
+}
+
 /// Encodes one instruction text (as nvdisasm prints it; blanks are normalized)
 /// at byte address `addr`, which matters only to branch targets.
 pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
@@ -152,8 +161,8 @@ pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
     let Some(forms) = by_mnemonic().get(mnemonic.as_str()) else {
         let hint = nearest_mnemonic(&mnemonic).map_or(String::new(), |m| format!(" ({m}?)"));
         return Err(EncodeError::UnknownMnemonic {
-            mnemonic,
-            text,
+            mnemonic: clip(&mnemonic),
+            text: clip(&text),
             hint,
         });
     };
@@ -171,7 +180,10 @@ pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
             return Ok(w);
         }
     }
-    Err(EncodeError::NoForm { mnemonic, text })
+    Err(EncodeError::NoForm {
+        mnemonic,
+        text: clip(&text),
+    })
 }
 
 /// The word the encoder gives for the text `word` prints as (at address 0):
@@ -365,6 +377,17 @@ mod tests {
         assert!(matches!(e, EncodeError::NoForm { .. }), "{e}");
         let e = assemble("MOV R255, R1;", 0).unwrap_err();
         assert!(matches!(e, EncodeError::NoForm { .. }), "{e}");
+        // A runaway text is quoted to its first 100 characters.
+        for text in [
+            format!("FFMA R1, R2, R3, {};", "R4".repeat(50_000)),
+            format!("{} R1;", "X".repeat(100_000)),
+        ] {
+            let e = assemble(&text, 0).unwrap_err().to_string();
+            assert!(
+                e.len() < 300 && e.contains(&text[..100]) && e.contains("..."),
+                "{e}"
+            );
+        }
     }
 
     #[test]
