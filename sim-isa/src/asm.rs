@@ -126,6 +126,33 @@ fn placeholder(source: &str) -> Option<(usize, &str)> {
 
 /// Assembles `source` into kernels, in the order they appear.
 pub fn assemble_source(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
+    assemble_all(source).map_err(|e| AsmError {
+        line: e.line,
+        message: clip_quotes(&e.message),
+    })
+}
+
+/// `message` with each `quoted` span of more than 100 characters cut to its
+/// first 100 and `...`: an error quotes the source, and a runaway line or
+/// name would otherwise print whole.
+fn clip_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        match part.char_indices().nth(100) {
+            Some((at, _)) if i % 2 == 1 => {
+                out.push_str(&part[..at]);
+                out.push_str("...");
+            }
+            _ => out.push_str(part),
+        }
+    }
+    out
+}
+
+fn assemble_all(source: &str) -> Result<Vec<KernelSpec>, AsmError> {
     if let Some((line, name)) = placeholder(source) {
         return err(
             line,
@@ -1133,6 +1160,21 @@ mod tests {
             assert_eq!(e.line, line, "{src}: {e}");
             assert!(e.to_string().contains(what), "{src}: {e}");
         }
+        // A runaway name is quoted to its first 100 characters, wherever
+        // the error quotes it.
+        let long = "Y".repeat(100_000);
+        for src in [
+            format!(".kernel k\nBRA {long};"),
+            format!(".kernel k\n.alias {long} R1\n.alias {long} R2"),
+            format!(".kernel k\n.param {long}"),
+        ] {
+            let e = assemble_source(&src).unwrap_err().to_string();
+            assert!(
+                e.len() < 400 && e.contains(&format!("{}...`", &long[..100])),
+                "{e}"
+            );
+        }
+        assert_eq!(clip_quotes("a `b` c `d"), "a `b` c `d");
     }
 
     #[test]
