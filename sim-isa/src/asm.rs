@@ -141,12 +141,10 @@ fn clip_quotes(message: &str) -> String {
         if i > 0 {
             out.push('`');
         }
-        match part.char_indices().nth(100) {
-            Some((at, _)) if i % 2 == 1 => {
-                out.push_str(&part[..at]);
-                out.push_str("...");
-            }
-            _ => out.push_str(part),
+        if i % 2 == 1 {
+            out.push_str(&encode::clip(part, 100));
+        } else {
+            out.push_str(part);
         }
     }
     out

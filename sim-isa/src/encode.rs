@@ -144,10 +144,10 @@ fn nearest_mnemonic(m: &str) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
-/// Text as an error quotes it: its first 100 characters, and `...` for the
-/// rest of a longer one (no instruction prints longer).
-fn clip(t: &str) -> String {
-    match t.char_indices().nth(100) {
+/// Text as an error quotes it: its first `n` characters, and `...` for the
+/// rest of a longer one.
+pub fn clip(t: &str, n: usize) -> String {
+    match t.char_indices().nth(n) {
         Some((i, _)) => format!("{}...", &t[..i]),
         None => t.to_string(),
     }
@@ -161,8 +161,8 @@ pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
     let Some(forms) = by_mnemonic().get(mnemonic.as_str()) else {
         let hint = nearest_mnemonic(&mnemonic).map_or(String::new(), |m| format!(" ({m}?)"));
         return Err(EncodeError::UnknownMnemonic {
-            mnemonic: clip(&mnemonic),
-            text: clip(&text),
+            mnemonic: clip(&mnemonic, 100),
+            text: clip(&text, 100),
             hint,
         });
     };
@@ -182,7 +182,7 @@ pub fn assemble(text: &str, addr: u64) -> Result<u64, EncodeError> {
     }
     Err(EncodeError::NoForm {
         mnemonic,
-        text: clip(&text),
+        text: clip(&text, 100),
     })
 }
 

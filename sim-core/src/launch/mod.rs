@@ -32,10 +32,7 @@ pub enum LaunchError {
 /// An expression as an error quotes it: its first 60 characters, and `...`
 /// for the rest of a longer one.
 fn brief(e: &str) -> String {
-    match e.char_indices().nth(60) {
-        Some((i, _)) => format!("{}...", &e[..i]),
-        None => e.to_string(),
-    }
+    sim_isa::encode::clip(e, 60)
 }
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, LaunchError> {
