@@ -417,6 +417,13 @@ fn speed(
     let runs = at_least_one("--runs", runs)?;
     let sgemm = launch(size)?;
     let cfg = crate::run::load_config(config)?;
+    // An SM runs on one thread at a time, so the run takes no more threads
+    // than the chip has SMs; the report names the threads it used.
+    let sms = cfg.chip.sms as usize;
+    if threads > sms {
+        eprintln!("bench speed: --threads {threads}: the chip has {sms} SMs, so {sms} threads");
+    }
+    let threads = threads.min(sms);
     // With --threads N, one run on one thread and one on N in turn, so that
     // a host that slows down or speeds up meets both alike.
     let (mut best, mut many) = (f64::MAX, f64::MAX);

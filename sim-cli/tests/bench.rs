@@ -129,4 +129,12 @@ fn speed_on_threads_gives_the_speedup_and_the_same_results() {
     );
     let (ok, _, err) = keplersim(&["bench", "speed", "--size", "64", "--threads", "0"]);
     assert!(!ok && err.contains("--threads 0: at least 1"), "{err}");
+    // No more threads than SMs: an SM runs on one thread at a time.
+    let (ok, out, err) = keplersim(&["bench", "speed", "--size", "64", "--threads", "1000"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("--threads 1000: the chip has 13 SMs, so 13 threads"),
+        "{err}"
+    );
+    assert!(out.contains("on 13 threads over one"), "{out}");
 }

@@ -233,7 +233,8 @@ pub fn compare(
     let results: Mutex<Vec<Option<Result<Compared, Error>>>> =
         Mutex::new((0..cases.len()).map(|_| None).collect());
     std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
+        // No more workers than cases: the rest would find nothing to do.
+        for _ in 0..threads.clamp(1, cases.len().max(1)) {
             s.spawn(|| loop {
                 let i = {
                     let mut n = next.lock().expect("no thread panics holding it");

@@ -284,11 +284,13 @@ fn run_all_recorded(
     }
     // Biggest first, so that the jobs finish together.
     work.sort_by_key(|&(ki, si)| (std::cmp::Reverse(sizes[si]), ki));
+    // No more workers than runs: the rest would find nothing to do.
+    let workers = jobs.clamp(1, work.len().max(1));
     let queue = Mutex::new(work);
     let rows: Mutex<Vec<Row>> = Mutex::new(Vec::new());
     let error: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..workers {
             s.spawn(|| loop {
                 let next = queue.lock().unwrap().pop();
                 let Some((ki, si)) = next else { break };

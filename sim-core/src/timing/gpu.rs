@@ -336,8 +336,10 @@ pub fn run_controlled<O: Observer>(
             }
         }
         Stepping::Turns if ctl.threads > 1 && nsm > 1 => {
+            // An SM runs on one thread at a time: more threads than SMs
+            // would only wait.
             partial = super::threaded::run(
-                ctl.threads,
+                ctl.threads.min(nsm as usize),
                 &launch,
                 &mut sms,
                 global,
