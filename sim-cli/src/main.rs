@@ -171,6 +171,10 @@ fn gen(cmd: GenCmd) -> Result<()> {
                     2 * tile
                 );
             }
+            // Both outputs checked first: no .sass left without its launch file.
+            for f in std::iter::once(&output).chain(launch.as_ref()) {
+                writable(f)?;
+            }
             let g = sim_kernels::sgemm::generate(v);
             std::fs::write(&output, &g.sass).with_context(|| format!("{}", output.display()))?;
             println!(

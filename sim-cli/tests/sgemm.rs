@@ -99,6 +99,12 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
     let (ok, _, err) = keplersim(&["gen", "sgemm", "-o", &s(&sass), "--size", "384"]);
     assert!(!ok);
     assert!(err.contains("--launch"), "{err}");
+    // A launch file that cannot be written leaves no .sass behind.
+    let _ = std::fs::remove_file(&sass);
+    let nowhere = tmp.join("no-such-folder").join("k.launch.ron");
+    let (ok, _, err) = keplersim(&["gen", "sgemm", "-o", &s(&sass), "--launch", &s(&nowhere)]);
+    assert!(!ok && err.contains("no folder"), "{err}");
+    assert!(!sass.exists());
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
