@@ -31,6 +31,7 @@ pub struct CompileArgs {
 
 /// Runs `keplersim compile`.
 pub fn run(args: CompileArgs) -> Result<()> {
+    crate::writable(&args.output)?;
     let cubin = compile_file_with(&args.file, &args.define, &args.nvrtc_option)?;
     std::fs::write(&args.output, &cubin).with_context(|| format!("{}", args.output.display()))?;
     if sim_isa::cubin::Cubin::parse(&cubin).is_ok_and(|c| c.kernels.is_empty()) {

@@ -398,6 +398,7 @@ fn disasm(file: &std::path::Path, control: bool, directives: bool) -> Result<()>
 }
 
 fn asm(file: &std::path::Path, output: &std::path::Path) -> Result<()> {
+    writable(output)?;
     let cubin = assemble(file)?;
     std::fs::write(output, cubin).with_context(|| format!("{}", output.display()))?;
     Ok(())

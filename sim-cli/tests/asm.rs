@@ -232,3 +232,40 @@ fn includes_and_register_ranges() {
     ]);
     assert!(!ok && err.contains("included from itself"), "{err}");
 }
+
+/// `asm` and `compile` refuse an output they could not write before any
+/// work, in the words the other commands use.
+#[test]
+fn an_output_that_cannot_be_written_is_refused_first() {
+    let sass = root().join("traces/asm/saxpy.sass");
+    let cu = root().join("traces/kernels/saxpy.cu");
+    let folder = std::env::temp_dir();
+    let missing = folder.join("keplersim-no-such-folder").join("x.cubin");
+    for args in [
+        vec![
+            "asm",
+            sass.to_str().unwrap(),
+            "-o",
+            missing.to_str().unwrap(),
+        ],
+        vec![
+            "compile",
+            cu.to_str().unwrap(),
+            "-o",
+            missing.to_str().unwrap(),
+        ],
+    ] {
+        let (ok, _, err) = keplersim(&args);
+        assert!(!ok && err.contains("no folder"), "{args:?}: {err}");
+    }
+    let (ok, _, err) = keplersim(&[
+        "asm",
+        sass.to_str().unwrap(),
+        "-o",
+        folder.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("a folder, not a file to write"),
+        "{err}"
+    );
+}
