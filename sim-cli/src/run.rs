@@ -857,6 +857,12 @@ pub fn locate(
     launch: Option<&Path>,
     sets: &[(String, i64)],
 ) -> Result<Located> {
+    if let Some(f) = file.filter(|f| f.is_dir()) {
+        bail!(
+            "{}: a folder: name a kernel (a cubin, `.cu` or `.sass`) or a launch file",
+            f.display()
+        );
+    }
     let named_launch = file.filter(|f| f.extension().is_some_and(|e| e == "ron"));
     let launch_path = match (launch, named_launch, file) {
         (Some(p), None, _) | (None, Some(p), _) => p.to_path_buf(),

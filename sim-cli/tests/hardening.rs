@@ -573,3 +573,18 @@ fn a_seed_without_a_shuffled_order_is_refused() {
     let (ok, out, err) = keplersim(&["run", f, "--order", "shuffled", "--seed", "5"]);
     assert!(ok && out.contains("PASS"), "{err}");
 }
+
+/// `run` (and `profile`) on a folder says so, rather than looking for a
+/// launch file named after it.
+#[test]
+fn a_folder_is_no_kernel() {
+    let d = root().join("traces/kernels");
+    for cmd in ["run", "profile"] {
+        let (ok, _, err) = keplersim(&[cmd, d.to_str().unwrap()]);
+        assert!(
+            !ok && err.contains("kernels: a folder: name a kernel"),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("launch.ron"), "{cmd}: {err}");
+    }
+}
