@@ -349,7 +349,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reads a file, naming it in the error.
+/// Reads a RON text file, naming it in the error as `what` it is ("the
+/// launch file"); a binary file is told as one, not as invalid UTF-8.
+pub fn read_text(path: &std::path::Path, what: &str) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("{} ({what})", path.display()))?;
+    String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "{} ({what}): a binary file, where RON text belongs",
+            path.display()
+        )
+    })
+}
+
 /// The threads a `--threads` asks for: the cores available by default;
 /// 0 is an error.
 pub fn threads(asked: Option<usize>) -> Result<usize> {

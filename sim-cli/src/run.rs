@@ -874,12 +874,7 @@ pub fn locate(
     if let Some(f) = kernel_arg {
         std::fs::metadata(f).with_context(|| f.display().to_string())?;
     }
-    let text = std::fs::read_to_string(&launch_path).with_context(|| {
-        format!(
-            "{} (the launch file; name another with --launch)",
-            launch_path.display()
-        )
-    })?;
+    let text = crate::read_text(&launch_path, "the launch file; name another with --launch")?;
     let (resolved, dir) = resolve_launch(&launch_path, &text, sets)?;
     let kernel = match (kernel_arg, &resolved.cubin) {
         (Some(f), _) => f.to_path_buf(),
@@ -929,7 +924,7 @@ pub fn load_config(path: Option<&Path>) -> Result<Config> {
     match path {
         None => Ok(Config::default()),
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+            let text = crate::read_text(p, "the configuration")?;
             Ok(Config::parse(&text, &p.display().to_string())?)
         }
     }

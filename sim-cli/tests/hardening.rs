@@ -588,3 +588,22 @@ fn a_folder_is_no_kernel() {
         assert!(!err.contains("launch.ron"), "{cmd}: {err}");
     }
 }
+
+/// A cubin given where a launch file or a configuration belongs is named
+/// as a binary file, not as a stream of invalid UTF-8.
+#[test]
+fn a_binary_file_where_ron_belongs_is_named() {
+    let cubin = root().join("traces/kernels/loops.cubin");
+    let c = cubin.to_str().unwrap();
+    for (flag, what) in [
+        ("--launch", "(the launch file"),
+        ("--config", "(the configuration)"),
+    ] {
+        let (ok, _, err) = keplersim(&["run", c, flag, c]);
+        assert!(
+            !ok && err.contains(what) && err.contains("a binary file, where RON text belongs"),
+            "{flag}: {err}"
+        );
+        assert!(!err.contains("UTF-8"), "{err}");
+    }
+}
