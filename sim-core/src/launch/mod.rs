@@ -284,25 +284,29 @@ pub fn resolve_within(
                     fits(b.elem, v).map_err(|m| {
                         LaunchError::Invalid(format!("{what}: Random's {name} {v}: {m}"))
                     })?;
-                    if !float && v > i64::MAX as f64 {
-                        return invalid(format!(
-                            "{what}: Random's {name} {v}: integers are drawn up to {}",
-                            i64::MAX
-                        ));
-                    }
                 }
                 let mut rng = ChaCha8Rng::seed_from_u64(*seed);
                 // Written in place: a value's bytes never pass through a
                 // vector of their own (a 600 MB buffer fills in a second,
-                // not in tens of seconds).
+                // not in tens of seconds). 64-bit integers are drawn and
+                // written as integers: through an f64 they would keep 53
+                // bits, and a U64 range past 2^63 would stop there.
                 let mut d = Vec::with_capacity(len * b.elem.size());
                 for _ in 0..len {
-                    let v = if float {
-                        lo + (hi - lo) * rng.gen::<f64>()
-                    } else {
-                        rng.gen_range(lo as i64..=hi as i64) as f64
-                    };
-                    encode_into(b.elem, v, &mut d);
+                    match b.elem {
+                        Elem::U64 => {
+                            d.extend_from_slice(&rng.gen_range(lo as u64..=hi as u64).to_le_bytes())
+                        }
+                        Elem::I64 => {
+                            d.extend_from_slice(&rng.gen_range(lo as i64..=hi as i64).to_le_bytes())
+                        }
+                        _ if float => {
+                            encode_into(b.elem, lo + (hi - lo) * rng.gen::<f64>(), &mut d)
+                        }
+                        _ => {
+                            encode_into(b.elem, rng.gen_range(lo as i64..=hi as i64) as f64, &mut d)
+                        }
+                    }
                 }
                 d
             }
@@ -944,6 +948,36 @@ mod tests {
             eval(&format!("{}1{}", "(".repeat(60), ")".repeat(60)), &v),
             Ok(1)
         );
+    }
+
+    /// 64-bit integers are drawn over the whole range asked, every bit
+    /// of them: through an f64 they kept 53 bits and stopped at 2^63.
+    #[test]
+    fn random_64_bit_integers_use_every_bit() {
+        let text = r#"(kernel: "k", grid: (1, 1, 1), block: (32, 1, 1), buffers: [
+            (name: "u", elem: U64, len: 1000, init: Random(seed: 1, lo: 0, hi: 18446744073709551615.0)),
+            (name: "i", elem: I64, len: 1000, init: Random(seed: 2, lo: -9223372036854775808.0, hi: 9223372036854775807.0)),
+        ])"#;
+        let no_files = |_: &str| -> Result<Vec<u8>, String> { Err("no files".into()) };
+        let r = resolve(&parse(text).unwrap(), &[], &no_files).unwrap();
+        let words = |d: &[u8]| -> Vec<u64> {
+            d.chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        for b in &r.buffers {
+            let w = words(&b.data);
+            // About half past 2^63 (for I64, below 0), and the low bits an
+            // f64 cannot hold set in nearly all.
+            let high = w.iter().filter(|&&x| x >> 63 == 1).count();
+            let low = w.iter().filter(|&&x| x & 0x7ff != 0).count();
+            assert!(
+                (400..600).contains(&high),
+                "{}: {high} of 1000 high",
+                b.name
+            );
+            assert!(low > 990, "{}: {low} of 1000 with low bits", b.name);
+        }
     }
 
     #[test]
