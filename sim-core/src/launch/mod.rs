@@ -262,6 +262,13 @@ pub fn resolve_within(
                 let v = real(v, &what)?;
                 fits(b.elem, v)
                     .map_err(|m| LaunchError::Invalid(format!("{what}: Fill({v}): {m}")))?;
+                // A fill is read as an f64: from 2^53 on it may be another integer.
+                if matches!(b.elem, Elem::U64 | Elem::I64) && v.abs() >= (1u64 << 53) as f64 {
+                    return invalid(format!(
+                        "{what}: Fill({v}): from 2^53 on a fill is not exact (it is read as a \
+                         double); use File(...) for such values"
+                    ));
+                }
                 let mut d = Vec::with_capacity(len * b.elem.size());
                 (0..len).for_each(|_| encode_into(b.elem, v, &mut d));
                 d
@@ -1092,6 +1099,10 @@ mod tests {
                     r#"buffers: [(name: "x", elem: I8, len: 4, init: Random(seed: 1, lo: 0, hi: 2.5))]"#,
                 ),
                 "buffer `x`: Random's hi 2.5: I8 holds integers",
+            ),
+            (
+                with(r#"buffers: [(name: "x", elem: U64, len: 4, init: Fill(9007199254740993))]"#),
+                "buffer `x`: Fill(9007199254740992): from 2^53 on a fill is not exact (it is read as a double); use File(...) for such values",
             ),
             (
                 with(r#"buffers: [(name: "x", elem: F32, len: 4, init: File("x.bin"))]"#),
