@@ -574,13 +574,7 @@ mod tests {
             "{e}"
         );
         // Sizes the model needs as a power of two, or as a bank width.
-        let e = Config::parse(
-            "(timing: (
- l2_line: 100,
-))",
-            "x.ron",
-        )
-        .unwrap_err();
+        let e = Config::parse("(timing: (\n l2_line: 100,\n))", "x.ron").unwrap_err();
         assert_eq!(
             e.to_string(),
             "x.ron:2: timing.l2_line: 100 bytes is not a power of two (32, 64, 128 or 256)"
