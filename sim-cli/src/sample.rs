@@ -153,17 +153,21 @@ pub fn run(
                 "estimate",
                 format!(
                     "{} cycles = {:.4} ms at {mhz:.0} MHz; bound {} to {} (-{:.3}%, +{:.3}%): every \
-                     block still to run between the shortest and longest block sampled",
+                     block still to run between the shortest and longest block sampled{}",
                     e.cycles,
                     e.cycles as f64 / mhz / 1e3,
                     e.low,
                     e.high,
                     below * 100.0,
-                    above * 100.0
+                    above * 100.0,
+                    e.alone.map_or(String::new(), |a| format!(
+                        ", the last ones as short as a block alone on one SM ({a})"
+                    )),
                 ),
                 json!({
                     "cycles": e.cycles, "low": e.low, "high": e.high,
                     "below": below, "above": above, "exact": false,
+                    "shortest": e.shortest, "longest": e.longest, "alone": e.alone,
                 }),
             );
         }

@@ -12,7 +12,8 @@
 //! grid's next block in t + 1), every block still to finish taking the mean
 //! steady duration: that is the estimate. The same projection with every such
 //! block at the shortest and at the longest duration of any block the sample
-//! ran gives the bound.
+//! ran gives the bound; at its low end the last blocks, which run as SMs fall
+//! idle, may be as short as a block alone on one SM (a second, short run).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -153,24 +154,33 @@ impl Ledger {
     /// chip's rule. A block already running ends no earlier than the cycle
     /// after the last finish heard.
     pub fn project(&self, d: u64) -> u64 {
-        let d = d.max(1);
+        self.project_tail(d, d)
+    }
+
+    /// [`Ledger::project`], with the last block of each of the chip's
+    /// block slots (those running once no block is left to start, as SMs
+    /// fall idle) taking `tail` cycles instead. Which blocks are last does
+    /// not depend on `tail`: none of them frees a slot for another.
+    pub fn project_tail(&self, d: u64, tail: u64) -> u64 {
+        let (d, tail) = (d.max(1), tail.max(1));
         let last = self.last;
-        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = self
+        let ends = |s: u64, d: u64| (s + d - 1).max(last + 1);
+        // (its end at `d`, its slot, its start)
+        let mut heap: BinaryHeap<Reverse<(u64, usize, u64)>> = self
             .running
             .iter()
             .enumerate()
-            .flat_map(|(i, q)| {
-                q.iter()
-                    .map(move |&s| Reverse(((s + d - 1).max(last + 1), i)))
-            })
+            .flat_map(|(i, q)| q.iter().map(move |&s| Reverse((ends(s, d), i, s))))
             .collect();
         let mut left = self.left;
         let mut end = self.last;
-        while let Some(Reverse((e, i))) = heap.pop() {
-            end = end.max(e);
+        while let Some(Reverse((e, i, s))) = heap.pop() {
             if left > 0 {
+                end = end.max(e);
                 left -= 1;
-                heap.push(Reverse((e + d, i)));
+                heap.push(Reverse((e + d, i, e + 1)));
+            } else {
+                end = end.max(ends(s, tail));
             }
         }
         end + 1
@@ -184,7 +194,8 @@ pub struct Estimate {
     /// duration.
     pub cycles: u64,
     /// The projection at the shortest and the longest duration of any block
-    /// sampled, first wave or later.
+    /// sampled, first wave or later; at the low end, the last block of each
+    /// slot at the shortest of those and of a block alone on the chip.
     pub low: u64,
     pub high: u64,
     /// The steady durations' mean and how many; the shortest and longest of
@@ -193,11 +204,15 @@ pub struct Estimate {
     pub steady_blocks: u64,
     pub shortest: u64,
     pub longest: u64,
+    /// The shortest duration of a block alone on the chip, when measured.
+    pub alone: Option<u64>,
 }
 
 impl Estimate {
-    /// From a ledger with at least one steady block; `None` without one.
-    pub fn of(ledger: &Ledger) -> Option<Estimate> {
+    /// From a ledger with at least one steady block, and the shortest
+    /// duration of a block alone on the chip if measured; `None` without a
+    /// steady block.
+    pub fn of(ledger: &Ledger, alone: Option<u64>) -> Option<Estimate> {
         let s = &ledger.steady;
         let every = || ledger.cold.iter().chain(s);
         let (&lo, &hi) = (every().min()?, every().max()?);
@@ -207,11 +222,12 @@ impl Estimate {
         let mean = s.iter().sum::<u64>() as f64 / s.len() as f64;
         Some(Estimate {
             cycles: ledger.project(mean.round() as u64),
-            low: ledger.project(lo),
+            low: ledger.project_tail(lo, alone.map_or(lo, |a| a.min(lo))),
             high: ledger.project(hi),
             mean,
             shortest: lo,
             longest: hi,
+            alone,
             steady_blocks: s.len() as u64,
         })
     }
@@ -317,7 +333,8 @@ pub fn run(
     .map_err(|e| Error::Run(e.to_string()))?;
     let partial = outcome.timed.as_ref().is_some_and(|t| t.partial.is_some());
     let estimate = if partial {
-        Some(Estimate::of(&ledger).ok_or_else(|| {
+        let alone = alone(cubin, r, config, read, slots)?;
+        Some(Estimate::of(&ledger, alone).ok_or_else(|| {
             Error::Run("the sample finished no block after the first wave".into())
         })?)
     } else {
@@ -571,6 +588,44 @@ fn sgemm_written(
 }
 
 /// How many blocks of `r` an SM of `config` holds at once.
+/// The shortest duration of the grid's first blocks on a chip of one SM:
+/// two of its slots' worth, the first cold and the next after them, with no
+/// other SM competing for L2 and DRAM, as the last blocks of a grid meet it
+/// when the other SMs have fallen idle. Its outputs are not kept.
+fn alone(
+    cubin: &Cubin,
+    r: &Resolved,
+    config: &Config,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+    slots: u32,
+) -> Result<Option<u64>, Error> {
+    let mut one = *config;
+    one.chip.sms = 1;
+    let blocks = 2 * slots as u64;
+    let mut ledger = Ledger::new(r.dims.blocks(), 1, slots);
+    let mut hook = |p: &Progress| {
+        if p.done <= blocks {
+            ledger.heard(p)
+        }
+    };
+    let mut ctl = Control {
+        max_blocks: Some(blocks),
+        progress: Some(&mut hook),
+        ..Control::default()
+    };
+    launch::execute_controlled(
+        cubin,
+        r,
+        Mode::Timed(Stepping::Turns),
+        &one,
+        read,
+        &mut sim_core::timing::Nobody,
+        &mut ctl,
+    )
+    .map_err(|e| Error::Run(format!("a block alone on one SM: {e}")))?;
+    Ok(ledger.cold.iter().chain(&ledger.steady).min().copied())
+}
+
 fn blocks_per_sm(cubin: &Cubin, r: &Resolved, config: &Config) -> Result<u32, Error> {
     let mut scratch = sim_core::mem::GlobalMem::with_mode(r.memory);
     let opts = sim_core::program::LoadOptions {
@@ -620,7 +675,7 @@ mod tests {
         assert_eq!(l.cold, vec![100, 100]);
         assert_eq!(l.steady, vec![100, 100]);
         // Blocks 4 and 5 run until 299, block 6 alone until 399.
-        let e = Estimate::of(&l).unwrap();
+        let e = Estimate::of(&l, None).unwrap();
         assert_eq!((e.cycles, e.low, e.high), (400, 400, 400));
     }
 
@@ -634,7 +689,7 @@ mod tests {
         heard(&mut l, 2, 119, 1); // 120 cycles
         heard(&mut l, 3, 194, 0); // 95 cycles
         heard(&mut l, 4, 229, 1); // 110 cycles
-        let e = Estimate::of(&l).unwrap();
+        let e = Estimate::of(&l, None).unwrap();
         assert_eq!((e.shortest, e.longest, e.steady_blocks), (95, 120, 2));
         assert_eq!(e.mean, 102.5);
         assert!(e.low < e.cycles && e.cycles < e.high, "{e:?}");
@@ -642,6 +697,26 @@ mod tests {
         // 34 blocks left on two SMs: SM 1's block from cycle 230 and 17
         // more after it end the grid.
         assert_eq!(l.project(120), 230 + 18 * 120);
+    }
+
+    /// The low end's tail: the last block of each slot takes the shorter
+    /// duration; the blocks before it, which free slots, keep theirs.
+    #[test]
+    fn the_last_block_of_each_slot_takes_the_tail_duration() {
+        let mut l = Ledger::new(7, 2, 1);
+        heard(&mut l, 1, 99, 0);
+        heard(&mut l, 2, 99, 1);
+        heard(&mut l, 3, 199, 0);
+        heard(&mut l, 4, 199, 1);
+        // Blocks 4 and 5 from 200; block 6 after block 4, from 300, is
+        // SM 0's last, and block 5 SM 1's.
+        assert_eq!(l.project_tail(100, 100), l.project(100));
+        assert_eq!(l.project_tail(100, 50), 350);
+        assert_eq!(l.project_tail(100, 150), 450);
+        let e = Estimate::of(&l, Some(60)).unwrap();
+        assert_eq!((e.cycles, e.low, e.high), (400, 360, 400));
+        // A block alone no shorter than the sample's shortest changes nothing.
+        assert_eq!(Estimate::of(&l, Some(130)).unwrap().low, 400);
     }
 
     /// Two blocks per SM: blocks that finish in the same cycle on one SM are
