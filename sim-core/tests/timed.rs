@@ -245,6 +245,59 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
     }
 }
 
+/// Every SM starts with a cold instruction cache: its first warp to fetch
+/// misses, and the warps of the other schedulers, fetching the same line,
+/// wait for that fill too. No instruction issues before the line arrives.
+#[test]
+fn no_warp_issues_from_a_line_still_being_fetched() {
+    use sim_core::mem::GlobalMem;
+    use sim_core::program::Program;
+    use sim_core::timing::{run_timed, Event, Recorder};
+    let config = Config::default();
+    let latency = config.timing.icache_miss_latency as u64;
+    assert!(latency > 0);
+    let path = root().join("traces/kernels/saxpy.launch.ron");
+    let (cubin, r, _) = load(&path);
+    let mut global = GlobalMem::new();
+    let addrs: Vec<(String, u64)> = r
+        .buffers
+        .iter()
+        .map(|b| (b.name.clone(), global.alloc(&b.name, b.data.clone())))
+        .collect();
+    let prog = Program::load(&cubin, &r.kernel, &mut global).expect("loads");
+    let addr = |n: &str| addrs.iter().find(|(a, _)| a == n).map_or(0, |x| x.1);
+    let params = launch::pack_params(&r, &prog.params, prog.param_size, &addr).expect("packs");
+    let mut heard = Recorder::default();
+    run_timed(
+        Stepping::Lockstep,
+        &prog,
+        &mut global,
+        &r.dims,
+        &params,
+        &config,
+        r.limit,
+        &mut heard,
+    )
+    .expect("runs");
+    // Each SM's first issue, by scheduler.
+    let mut first = std::collections::BTreeMap::new();
+    for e in &heard.0 {
+        if let Event::Issue {
+            cycle, sm, sched, ..
+        } = *e
+        {
+            first.entry((sm, sched)).or_insert(cycle);
+        }
+    }
+    assert!(first.len() >= 4, "schedulers that issued: {first:?}");
+    for ((sm, sched), cycle) in &first {
+        assert!(
+            *cycle >= latency,
+            "SM {sm} scheduler {sched} issued at cycle {cycle}, before its code arrived at {latency}"
+        );
+    }
+}
+
 /// A run under a [`sim_core::timing::Control`]: the default changes nothing;
 /// `max_blocks` runs the grid's first blocks and says so; `until` ends after
 /// that cycle with the counters up to it; a stop flag already set ends the

@@ -1221,14 +1221,18 @@ impl Sm {
             let tm = &mut self.timing[wi];
             if tm.group != pc / 8 {
                 tm.group = pc / 8;
-                tm.fetched = now;
-                if !self.icache.lookup(pc as u64 / 8) {
-                    tm.fetched = now + t.icache_miss_latency as u64;
-                    self.stats.icache_misses += 1;
-                }
+                // A line another warp missed is there once its fill arrives.
+                let miss = now + t.icache_miss_latency as u64;
+                tm.fetched = match self.icache.lookup_filled(pc as u64 / 8, miss) {
+                    Some(filled) => filled.max(now),
+                    None => {
+                        self.stats.icache_misses += 1;
+                        miss
+                    }
+                };
                 // The fetch unit runs ahead on straight-line code: the next
-                // group is brought in behind this one.
-                self.icache.lookup(pc as u64 / 8 + 1);
+                // group is brought in behind this one, arriving with it.
+                self.icache.lookup_filled(pc as u64 / 8 + 1, tm.fetched);
             }
             if tm.fetched > now {
                 let when = tm.fetched;
