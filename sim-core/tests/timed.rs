@@ -9,6 +9,8 @@ use std::path::Path;
 
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
+use sim_core::mem::GlobalMem;
+use sim_core::program::Program;
 use sim_core::timing::Stepping;
 
 use common::{launch_files, load, root};
@@ -21,6 +23,21 @@ fn run_as(path: &Path, config: &Config, stepping: Stepping) -> launch::Outcome {
     let (cubin, r, read) = load(path);
     launch::execute_as(&cubin, &r, Mode::Timed(stepping), config, &read)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A launch laid out as `launch` lays it out: its buffers in a fresh global
+/// memory, the kernel loaded and its parameters packed.
+fn prepare(cubin: &sim_isa::cubin::Cubin, r: &launch::Resolved) -> (GlobalMem, Program, Vec<u8>) {
+    let mut global = GlobalMem::new();
+    let addrs: Vec<(String, u64)> = r
+        .buffers
+        .iter()
+        .map(|b| (b.name.clone(), global.alloc(&b.name, b.data.clone())))
+        .collect();
+    let prog = Program::load(cubin, &r.kernel, &mut global).expect("loads");
+    let addr = |n: &str| addrs.iter().find(|(a, _)| a == n).map_or(0, |x| x.1);
+    let params = launch::pack_params(r, &prog.params, prog.param_size, &addr).expect("packs");
+    (global, prog, params)
 }
 
 #[test]
@@ -132,26 +149,12 @@ fn the_avx2_and_baseline_executors_agree_on_every_suite_kernel() {
 /// without one, by turns.
 #[test]
 fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
-    use sim_core::mem::GlobalMem;
-    use sim_core::program::Program;
     use sim_core::timing::{run_timed, Event, Nobody, Recorder};
     let config = Config::default();
     for name in ["histogram", "sgemm_tiled_4x4"] {
         let path = root().join(format!("traces/kernels/{name}.launch.ron"));
         let (cubin, r, _) = load(&path);
-        let prepare = || {
-            let mut global = GlobalMem::new();
-            let addrs: Vec<(String, u64)> = r
-                .buffers
-                .iter()
-                .map(|b| (b.name.clone(), global.alloc(&b.name, b.data.clone())))
-                .collect();
-            let prog = Program::load(&cubin, &r.kernel, &mut global).expect("loads");
-            let addr = |n: &str| addrs.iter().find(|(a, _)| a == n).map_or(0, |x| x.1);
-            let params =
-                launch::pack_params(&r, &prog.params, prog.param_size, &addr).expect("packs");
-            (global, prog, params)
-        };
+        let prepare = || prepare(&cubin, &r);
         let (mut g1, prog, params) = prepare();
         let mut heard = Recorder::default();
         let a = run_timed(
@@ -250,23 +253,13 @@ fn an_observer_hears_every_issue_in_cycle_order_and_changes_nothing() {
 /// wait for that fill too. No instruction issues before the line arrives.
 #[test]
 fn no_warp_issues_from_a_line_still_being_fetched() {
-    use sim_core::mem::GlobalMem;
-    use sim_core::program::Program;
     use sim_core::timing::{run_timed, Event, Recorder};
     let config = Config::default();
     let latency = config.timing.icache_miss_latency as u64;
     assert!(latency > 0);
     let path = root().join("traces/kernels/saxpy.launch.ron");
     let (cubin, r, _) = load(&path);
-    let mut global = GlobalMem::new();
-    let addrs: Vec<(String, u64)> = r
-        .buffers
-        .iter()
-        .map(|b| (b.name.clone(), global.alloc(&b.name, b.data.clone())))
-        .collect();
-    let prog = Program::load(&cubin, &r.kernel, &mut global).expect("loads");
-    let addr = |n: &str| addrs.iter().find(|(a, _)| a == n).map_or(0, |x| x.1);
-    let params = launch::pack_params(&r, &prog.params, prog.param_size, &addr).expect("packs");
+    let (mut global, prog, params) = prepare(&cubin, &r);
     let mut heard = Recorder::default();
     run_timed(
         Stepping::Lockstep,
