@@ -276,7 +276,34 @@ pub fn resolve_within(
             Init::Ramp { start, step } => {
                 let (s0, st) = (real(start, &what)?, real(step, &what)?);
                 let mut d = Vec::with_capacity(len * b.elem.size());
-                (0..len).for_each(|i| encode_into(b.elem, s0 + st * i as f64, &mut d));
+                if matches!(b.elem, Elem::F32 | Elem::F64) {
+                    (0..len).for_each(|i| encode_into(b.elem, s0 + st * i as f64, &mut d));
+                } else {
+                    // Integers are counted as integers, so that a 64-bit ramp
+                    // past 2^53 stays exact and every type wraps alike (an
+                    // f64 cast to u64 would stop at 0 and at 2^64 - 1).
+                    let int = |v: f64, name: &str| -> Result<i128, LaunchError> {
+                        if v.fract() != 0.0 || !v.is_finite() {
+                            return invalid(format!(
+                                "{what}: Ramp's {name} {v}: {:?} holds integers",
+                                b.elem
+                            ));
+                        }
+                        if v.abs() >= (1u64 << 53) as f64 {
+                            return invalid(format!(
+                                "{what}: Ramp's {name} {v}: from 2^53 on it is not exact (it \
+                                 is read as a double); use File(...) for such values"
+                            ));
+                        }
+                        Ok(v as i128)
+                    };
+                    let (s0, st) = (int(s0, "start")?, int(st, "step")?);
+                    let size = b.elem.size();
+                    for i in 0..len as i128 {
+                        // Two's complement: the low bytes are the value wrapped.
+                        d.extend_from_slice(&(s0 + st * i).to_le_bytes()[..size]);
+                    }
+                }
                 d
             }
             Init::Random { seed, lo, hi } => {
@@ -984,6 +1011,59 @@ mod tests {
                 b.name
             );
             assert!(low > 990, "{}: {low} of 1000 with low bits", b.name);
+        }
+    }
+
+    /// Integer ramps count in integers: exact past 2^53, and every type
+    /// wraps alike (a U64 ramp below 0 stopped at 0, one past 2^53 lost
+    /// its odd values).
+    #[test]
+    fn integer_ramps_are_exact_and_wrap() {
+        let no_files = |_: &str| -> Result<Vec<u8>, String> { Err("no files".into()) };
+        let ramp = |elem: &str, start: &str, step: &str, len: usize| {
+            let text = format!(
+                r#"(kernel: "k", grid: (1, 1, 1), block: (32, 1, 1), buffers: [
+                (name: "x", elem: {elem}, len: {len}, init: Ramp(start: {start}, step: {step}))])"#
+            );
+            resolve(&parse(&text).unwrap(), &[], &no_files).map(|r| r.buffers[0].data.clone())
+        };
+        let u64s = |d: Vec<u8>| -> Vec<u64> {
+            d.chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        let top = (1u64 << 53) - 1;
+        // 2^53 - 1 with steps of 3: every value past 2^53 is odd or even
+        // as it should be, none rounded to a neighbour.
+        let d = u64s(ramp("U64", &format!("{top}"), "3", 4).unwrap());
+        assert_eq!(d, [top, top + 3, top + 6, top + 9]);
+        // Down through 0: a U64 wraps to 2^64 - 1 as a U32 wraps to 2^32 - 1.
+        assert_eq!(u64s(ramp("U64", "1", "-1", 3).unwrap()), [1, 0, u64::MAX]);
+        let d = ramp("U32", "1", "-1", 3).unwrap();
+        assert_eq!(&d[8..12], &u32::MAX.to_le_bytes());
+        let d = ramp("I16", "32767", "1", 2).unwrap();
+        assert_eq!(&d[2..4], &i16::MIN.to_le_bytes());
+        let d = ramp("I64", "-2", "1", 4).unwrap();
+        assert_eq!(u64s(d), [(-2i64) as u64, u64::MAX, 0, 1]);
+        // Floats still step in floating point.
+        let d = ramp("F64", "0.5", "0.25", 3).unwrap();
+        assert_eq!(&d[16..24], &1.0f64.to_le_bytes());
+        for (elem, start, step, want) in [
+            (
+                "U32",
+                "0",
+                "0.5",
+                "buffer `x`: Ramp's step 0.5: U32 holds integers",
+            ),
+            (
+                "I64",
+                "9007199254740992.0",
+                "1",
+                "buffer `x`: Ramp's start 9007199254740992: from 2^53 on it is not exact",
+            ),
+        ] {
+            let e = ramp(elem, start, step, 4).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
         }
     }
 

@@ -179,7 +179,8 @@ pub enum Init {
     Zero,
     /// Every element the same value.
     Fill(Real),
-    /// Element i is `start + i * step` (integers wrap to the element type).
+    /// Element i is `start + i * step`; for integer types both are integers,
+    /// counted exactly and wrapped to the element type.
     Ramp { start: Real, step: Real },
     /// Uniform random in `[lo, hi)` (integer types: `[lo, hi]`), from a seeded
     /// generator (ChaCha8): the same seed gives the same buffer on every machine.
