@@ -573,6 +573,18 @@ fn read_device(path: &Path) -> Result<Device> {
     if device.clock_khz == 0 {
         return Err(bad(path, 1, "a clock of 0 kHz"));
     }
+    // run_kit refuses other cards, but a device.txt can come from elsewhere.
+    if device.cc.0 != 3 || device.cc.1 < 5 {
+        return Err(bad(
+            path,
+            1,
+            format!(
+                "compute capability {}.{} ({}): the kit's cubins are sm_35, which runs on 3.5 \
+                 and 3.7 only",
+                device.cc.0, device.cc.1, device.name
+            ),
+        ));
+    }
     Ok(device)
 }
 
@@ -582,8 +594,16 @@ fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
     let mut ms = vec![f64::NAN; runs];
     for (i, line) in text.lines().enumerate() {
         let mut w = line.split_whitespace();
-        let (Some(n), Some(v)) = (w.next(), w.next()) else {
-            continue;
+        let (n, v) = match (w.next(), w.next(), w.next()) {
+            (None, ..) => continue,
+            (Some(n), Some(v), None) => (n, v),
+            _ => {
+                return Err(bad(
+                    path,
+                    i + 1,
+                    format!("`{}` is not `RUN MS` (a run and its time)", line.trim()),
+                ))
+            }
         };
         let n: usize = n
             .parse()
@@ -828,6 +848,34 @@ mod tests {
                 "{t}: {e}"
             );
         }
+        // A line that is not a run and its time, named by its line.
+        for line in ["garbage", "0000 1.5 ms"] {
+            std::fs::write(dir.join("results/times.txt"), format!("\n{line}\n")).unwrap();
+            let e = CardResults::load(&dir).unwrap_err().to_string();
+            assert!(
+                e.contains("times.txt:2") && e.contains(&format!("`{line}` is not `RUN MS`")),
+                "{line}: {e}"
+            );
+        }
+        std::fs::write(dir.join("results/times.txt"), "\n0000 1.5\n\n").unwrap();
+        CardResults::load(&dir).unwrap();
+        // A card the kit's cubins cannot run on.
+        let device = dir.join("results/device.txt");
+        let k20m = std::fs::read_to_string(&device).unwrap();
+        std::fs::write(
+            &device,
+            k20m.replace("Tesla K20m\ncc 3 5", "GTX 980\ncc 5 2"),
+        )
+        .unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "device.txt:1: compute capability 5.2 (GTX 980): the kit's cubins are sm_35"
+            ),
+            "{e}"
+        );
+        std::fs::write(&device, k20m.replace("cc 3 5", "cc 3 7")).unwrap();
+        CardResults::load(&dir).unwrap();
         // A manifest word out of place, named by its line.
         let m = std::fs::read_to_string(dir.join("kit.txt")).unwrap();
         std::fs::write(dir.join("kit.txt"), m.replace("param word", "param wrd")).unwrap();
