@@ -874,6 +874,17 @@ pub fn locate(
     if let Some(f) = kernel_arg {
         std::fs::metadata(f).with_context(|| f.display().to_string())?;
     }
+    if let (Some(f), None, None) = (file, launch, named_launch) {
+        if !launch_path.exists() {
+            bail!(
+                "{}: no launch file beside {}: a kernel runs with one that gives its grid, \
+                 block, buffers and arguments (docs/launch-files.md has the schema, with \
+                 examples); --launch F names another",
+                launch_path.display(),
+                f.display()
+            );
+        }
+    }
     let text = crate::read_text(&launch_path, "the launch file; name another with --launch")?;
     let (resolved, dir) = resolve_launch(&launch_path, &text, sets)?;
     let kernel = match (kernel_arg, &resolved.cubin) {

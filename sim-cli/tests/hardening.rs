@@ -157,7 +157,18 @@ fn a_missing_file_is_the_one_named() {
         assert!(!err.contains("launch"), "{cmd}: {err}");
         let (ok, _, err) = keplersim(&[cmd, dir.join("k.cubin").to_str().unwrap()]);
         assert!(
-            !ok && err.contains("k.launch.ron (the launch file; name another with --launch)"),
+            !ok && err.contains("k.launch.ron: no launch file beside ")
+                && err.contains(
+                    "k.cubin: a kernel runs with one that gives its grid, block, \
+                                 buffers and arguments (docs/launch-files.md"
+                )
+                && err.contains("--launch F names another"),
+            "{cmd}: {err}"
+        );
+        // A launch file named but not there says so as before.
+        let (ok, _, err) = keplersim(&[cmd, dir.join("gone.launch.ron").to_str().unwrap()]);
+        assert!(
+            !ok && err.contains("gone.launch.ron (the launch file; name another with --launch)"),
             "{cmd}: {err}"
         );
     }
