@@ -98,14 +98,37 @@ fn random_words_decode_as_nvdisasm_decodes_them() {
 /// alike that does not encode back.
 fn compare(tools: &Tools, words: &[u64], label: &str, what: &str) {
     let t0 = std::time::Instant::now();
-    let mut verdicts = Vec::with_capacity(words.len());
-    for chunk in words.chunks(100_000) {
-        verdicts.extend(
-            tools
-                .disasm_words_at(chunk, sim_oracle::tools::NEUTRAL_CONTROL)
-                .unwrap_or_else(|e| panic!("nvdisasm: {e}")),
-        );
-    }
+    // Batches of 25,000 words, two nvdisasm processes at a time (the machines
+    // have two cores), each batch's verdicts kept in its place.
+    let chunks: Vec<&[u64]> = words.chunks(25_000).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<Vec<(Verdict, u64)>> = vec![Vec::new(); chunks.len()];
+    std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut got = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else {
+                            return got;
+                        };
+                        let v = tools
+                            .disasm_words_at(chunk, sim_oracle::tools::NEUTRAL_CONTROL)
+                            .unwrap_or_else(|e| panic!("nvdisasm: {e}"));
+                        got.push((i, v));
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, v) in w.join().expect("an nvdisasm worker") {
+                done[i] = v;
+            }
+        }
+    });
+    let verdicts: Vec<(Verdict, u64)> = done.into_iter().flatten().collect();
+    assert_eq!(verdicts.len(), words.len());
     let oracle_secs = t0.elapsed().as_secs_f64();
     let (mut same_text, mut both_reject, mut wrong_text, mut we_reject, mut they_reject) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
