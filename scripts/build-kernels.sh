@@ -54,5 +54,6 @@ build convert           convert.cu
 build special           special.cu
 build int64             int64.cu
 build atomics           atomics.cu
+build globals           globals.cu
 
 echo "build-kernels: rebuilt $(ls "$out"/*.cubin | wc -l) cubins in $out" >&2

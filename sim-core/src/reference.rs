@@ -73,6 +73,8 @@ references! {
     "atomics_fsum" => atomics_fsum,
     "atomics_cnt" => atomics_cnt,
     "atomics_cnt64" => atomics_cnt64,
+    "globals" => globals,
+    "globals_seen" => globals_seen,
 }
 
 /// The reference called `name`, if there is one.
@@ -1145,6 +1147,30 @@ fn atomics_cnt64(r: &RefInput) -> Result<Vec<u8>, String> {
         c[b] = c[b].wrapping_add(v as u64);
     }
     Ok(c.iter().flat_map(|v| v.to_le_bytes()).collect())
+}
+
+/// `globals.cu`, its `y`. Inputs `[x]`; params `n`. `(x[i] * table[i % 4]) *
+/// scale[i % 2]`, each product rounded, with the source's module variables.
+fn globals(r: &RefInput) -> Result<Vec<u8>, String> {
+    const TABLE: [f32; 4] = [1.0, 1.5, 3.0, 0.75];
+    const SCALE: [f32; 2] = [0.5, 3.0];
+    let n = r.size("n")?;
+    let x = r.f32s(0)?;
+    r.need(0, &x, n)?;
+    let y: Vec<f32> = (0..n).map(|i| x[i] * TABLE[i % 4] * SCALE[i % 2]).collect();
+    Ok(f32_bytes(&y))
+}
+
+/// `globals.cu`, its `seen`. Inputs `[seen]`; params `n`. Adds 1 to each of the
+/// first `n` words: the tickets 0..n-1 of a counter that starts at zero.
+fn globals_seen(r: &RefInput) -> Result<Vec<u8>, String> {
+    let n = r.size("n")?;
+    let mut seen = r.u32s(0)?;
+    r.need(0, &seen, n)?;
+    for s in &mut seen[..n] {
+        *s = s.wrapping_add(1);
+    }
+    Ok(u32_bytes(&seen))
 }
 
 #[cfg(test)]
