@@ -100,3 +100,60 @@ fn absurd_nobits_sizes_in_a_cubin_are_refused_before_allocation() {
         )
     );
 }
+
+/// What the `cubin` fuzzer found: a module variable's symbol value is a word of
+/// the cubin, and the loader added it to its section's device address
+/// unchecked, so a value near 2^64 overflowed. A variable lies inside its
+/// section; one that does not is refused, naming the relocation, the symbol and
+/// the section. A relocation of a constant bank at an offset near 2^64 is
+/// refused too.
+#[test]
+fn module_variables_outside_their_section_are_refused() {
+    use sim_core::mem::GlobalMem;
+    use sim_core::program::Program;
+    use sim_isa::cubin::Cubin;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/kernels/globals.cubin");
+    let c = Cubin::parse(&std::fs::read(&fixture).unwrap()).expect("parses");
+    // The kernel suite's `globals` runs its module variables through these: the
+    // low and high halves of `table`'s and `hits`' addresses in its code.
+    let mut kinds: Vec<(&str, &str)> = c
+        .relocations
+        .iter()
+        .map(|r| (r.symbol_name.as_str(), r.kind_name().unwrap()))
+        .collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("hits", "R_CUDA_ABS32_HI_23"),
+            ("hits", "R_CUDA_ABS32_LO_23"),
+            ("table", "R_CUDA_ABS32_HI_23"),
+            ("table", "R_CUDA_ABS32_LO_23"),
+        ]
+    );
+    Program::load(&c, "globals", &mut GlobalMem::new()).expect("loads");
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/cubin");
+    let bytes =
+        std::fs::read(dir.join("module-variable-at-offset-2-to-the-64-minus-16.cubin")).unwrap();
+    let bad = Cubin::parse(&bytes).expect("parses");
+    let e = Program::load(&bad, "globals", &mut GlobalMem::new()).expect_err("refused");
+    assert!(
+        e.to_string().starts_with("kernel `globals`: relocation R_CUDA_ABS32_")
+            && e.to_string().ends_with(
+                "refers to `table` at offset 0xfffffffffffffff0 of `.nv.global.init`, past its 16 bytes"
+            ),
+        "{e}"
+    );
+
+    let mut far = c.clone();
+    let bank = far.kernels[0].const_banks[0].section;
+    let r = &mut far.relocations[0];
+    (r.target, r.kind, r.offset) = (bank, 2, u64::MAX - 3);
+    let e = Program::load(&far, "globals", &mut GlobalMem::new()).expect_err("refused");
+    assert!(
+        e.to_string()
+            .ends_with("at 0xfffffffffffffffc of `hits` is not supported"),
+        "{e}"
+    );
+}

@@ -53,6 +53,16 @@ pub enum LoadError {
     Bank { section: String, bytes: u64 },
     #[error("`{section}` declares {bytes} bytes of module variables, past the K20m's {MAX_GLOBAL} bytes of device memory")]
     Global { section: String, bytes: u64 },
+    #[error("kernel `{kernel}`: relocation {kind} at {offset:#x} refers to `{symbol}` at offset {value:#x} of `{section}`, past its {size} bytes")]
+    Symbol {
+        kernel: String,
+        kind: String,
+        offset: u64,
+        symbol: String,
+        value: u64,
+        section: String,
+        size: u64,
+    },
 }
 
 /// One loaded kernel.
@@ -355,8 +365,9 @@ fn relocate(
     banks: &mut [Vec<u8>],
     global: &mut GlobalMem,
 ) -> Result<(), LoadError> {
-    // Section index -> device address, for sections that hold global data.
-    let mut placed: Vec<(usize, u64)> = Vec::new();
+    // Section index -> device address and bytes, for sections that hold
+    // global data.
+    let mut placed: Vec<(usize, u64, u64)> = Vec::new();
     for data in [&cubin.global_init, &cubin.global].into_iter().flatten() {
         let name = &cubin.sections[data.section].name;
         // `.nv.global` is NOBITS: its size is a word of the cubin, not bytes
@@ -376,19 +387,30 @@ fn relocate(
                     .unwrap_or_else(|| vec![0; data.size as usize]),
             ),
         };
-        placed.push((data.section, base));
+        placed.push((data.section, base, data.size));
     }
     for r in &cubin.relocations {
-        let sym = cubin.symbols.get(r.symbol as usize);
-        let value = sym
-            .and_then(|s| {
-                placed
-                    .iter()
-                    .find(|(sec, _)| *sec == s.shndx as usize)
-                    .map(|(_, base)| base + s.value)
-            })
-            .map(|a| a.wrapping_add(r.addend.unwrap_or(0) as u64));
         let kind = r.kind_name().unwrap_or("?");
+        let sym = cubin.symbols.get(r.symbol as usize);
+        let mut value = None;
+        if let Some(s) = sym {
+            if let Some(&(sec, base, size)) = placed.iter().find(|p| p.0 == s.shndx as usize) {
+                // A variable lies inside its section (or, empty, at its end);
+                // the addend may point anywhere, as in any ELF.
+                if s.value > size {
+                    return Err(LoadError::Symbol {
+                        kernel: k.name.clone(),
+                        kind: kind.to_string(),
+                        offset: r.offset,
+                        symbol: r.symbol_name.clone(),
+                        value: s.value,
+                        section: cubin.sections[sec].name.clone(),
+                        size,
+                    });
+                }
+                value = Some((base + s.value).wrapping_add(r.addend.unwrap_or(0) as u64));
+            }
+        }
         let err = || LoadError::Reloc {
             kernel: k.name.clone(),
             kind: kind.to_string(),
@@ -432,16 +454,14 @@ fn relocate(
         } else if let Some(b) = k.const_banks.iter().find(|b| b.section == r.target) {
             let value = value.ok_or_else(err)?;
             let bank = &mut banks[b.bank as usize];
-            let off = r.offset as usize;
-            match r.kind {
-                1 if off + 4 <= bank.len() => {
-                    bank[off..off + 4].copy_from_slice(&(value as u32).to_le_bytes())
-                }
-                2 if off + 8 <= bank.len() => {
-                    bank[off..off + 8].copy_from_slice(&value.to_le_bytes())
-                }
+            let bytes = match r.kind {
+                1 => &(value as u32).to_le_bytes()[..],
+                2 => &value.to_le_bytes()[..],
                 _ => return Err(err()),
-            }
+            };
+            let at = usize::try_from(r.offset).ok();
+            let slot = at.and_then(|a| bank.get_mut(a..a.checked_add(bytes.len())?));
+            slot.ok_or_else(err)?.copy_from_slice(bytes);
         }
     }
     Ok(())
