@@ -115,7 +115,9 @@ fn module_variables_outside_their_section_are_refused() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../traces/kernels/globals.cubin");
     let c = Cubin::parse(&std::fs::read(&fixture).unwrap()).expect("parses");
     // The kernel suite's `globals` runs its module variables through these: the
-    // low and high halves of `table`'s and `hits`' addresses in its code.
+    // low and high halves of `hits`', `pick`'s and `table`'s addresses in its
+    // code, and `table`'s generic address in the pointers `cpick` (a constant
+    // bank) and `pick` (a module variable).
     let mut kinds: Vec<(&str, &str)> = c
         .relocations
         .iter()
@@ -127,8 +129,12 @@ fn module_variables_outside_their_section_are_refused() {
         [
             ("hits", "R_CUDA_ABS32_HI_23"),
             ("hits", "R_CUDA_ABS32_LO_23"),
+            ("pick", "R_CUDA_ABS32_HI_23"),
+            ("pick", "R_CUDA_ABS32_LO_23"),
             ("table", "R_CUDA_ABS32_HI_23"),
             ("table", "R_CUDA_ABS32_LO_23"),
+            ("table", "R_CUDA_G64"),
+            ("table", "R_CUDA_G64"),
         ]
     );
     Program::load(&c, "globals", &mut GlobalMem::new()).expect("loads");
@@ -146,14 +152,33 @@ fn module_variables_outside_their_section_are_refused() {
         "{e}"
     );
 
-    let mut far = c.clone();
-    let bank = far.kernels[0].const_banks[0].section;
-    let r = &mut far.relocations[0];
-    (r.target, r.kind, r.offset) = (bank, 2, u64::MAX - 3);
-    let e = Program::load(&far, "globals", &mut GlobalMem::new()).expect_err("refused");
-    assert!(
-        e.to_string()
-            .ends_with("at 0xfffffffffffffffc of `hits` is not supported"),
-        "{e}"
-    );
+    // Each relocated place must lie inside its section, whole: an instruction
+    // word, a constant bank, a module variable.
+    let section = |i: usize| c.sections[i].name.clone();
+    let text = c.kernels[0].text_section;
+    let bank = c.const_banks.iter().find(|b| b.bank == 3).unwrap().section;
+    let init = c.global_init.as_ref().unwrap().section;
+    for (target, kind, offset, what) in [
+        (bank, 2, u64::MAX - 3, "8 bytes at 0xfffffffffffffffc"),
+        (text, 13, 1 << 40, "8 bytes at 0x10000000000"),
+        (init, 4, 20, "8 bytes at 0x14"),
+    ] {
+        let mut far = c.clone();
+        let r = far
+            .relocations
+            .iter_mut()
+            .find(|r| r.target == target)
+            .unwrap();
+        (r.kind, r.offset) = (kind, offset);
+        let e = Program::load(&far, "globals", &mut GlobalMem::new()).err();
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains(&format!(
+                "patches {what} of `{}`, past its",
+                section(target)
+            )),
+            "{} at {offset:#x}: {e:?}",
+            section(target)
+        );
+    }
 }

@@ -36,7 +36,7 @@ pub enum LoadError {
     #[error("kernel `{kernel}`: relocation {kind} at {offset:#x} of `{symbol}` is not supported")]
     Reloc {
         kernel: String,
-        kind: String,
+        kind: &'static str,
         offset: u64,
         symbol: String,
     },
@@ -53,10 +53,20 @@ pub enum LoadError {
     Bank { section: String, bytes: u64 },
     #[error("`{section}` declares {bytes} bytes of module variables, past the K20m's {MAX_GLOBAL} bytes of device memory")]
     Global { section: String, bytes: u64 },
+    #[error("kernel `{kernel}`: relocation {kind} of `{symbol}` patches {bytes} bytes at {offset:#x} of `{section}`, past its {size} bytes")]
+    Place {
+        kernel: String,
+        kind: &'static str,
+        symbol: String,
+        bytes: u64,
+        offset: u64,
+        section: String,
+        size: u64,
+    },
     #[error("kernel `{kernel}`: relocation {kind} at {offset:#x} refers to `{symbol}` at offset {value:#x} of `{section}`, past its {size} bytes")]
     Symbol {
         kernel: String,
-        kind: String,
+        kind: &'static str,
         offset: u64,
         symbol: String,
         value: u64,
@@ -357,7 +367,8 @@ fn check_registers(op: &Op, nregs: u32) -> Result<(), String> {
 }
 
 /// Places the cubin's global data in device memory and patches the kernel's
-/// words and constant banks with the addresses.
+/// words, its constant banks and the module variables themselves (a pointer
+/// initialised with a variable's address) with the addresses.
 fn relocate(
     cubin: &Cubin,
     k: &Kernel,
@@ -366,8 +377,9 @@ fn relocate(
     global: &mut GlobalMem,
 ) -> Result<(), LoadError> {
     // Section index -> device address and bytes, for sections that hold
-    // global data.
-    let mut placed: Vec<(usize, u64, u64)> = Vec::new();
+    // global data, and whether this load placed it (a section an earlier load
+    // placed holds what that kernel left there, and is not patched again).
+    let mut placed: Vec<(usize, u64, u64, bool)> = Vec::new();
     for data in [&cubin.global_init, &cubin.global].into_iter().flatten() {
         let name = &cubin.sections[data.section].name;
         // `.nv.global` is NOBITS: its size is a word of the cubin, not bytes
@@ -378,29 +390,28 @@ fn relocate(
                 bytes: data.size,
             });
         }
-        let base = match global.get(name) {
-            Some(a) => a.base,
-            None => global.alloc(
-                name,
-                data.data
-                    .clone()
-                    .unwrap_or_else(|| vec![0; data.size as usize]),
-            ),
+        let (base, fresh) = match global.get(name) {
+            Some(a) => (a.base, false),
+            None => {
+                let mut bytes = data.data.clone().unwrap_or_default();
+                bytes.resize(data.size as usize, 0);
+                (global.alloc(name, bytes), true)
+            }
         };
-        placed.push((data.section, base, data.size));
+        placed.push((data.section, base, data.size, fresh));
     }
     for r in &cubin.relocations {
         let kind = r.kind_name().unwrap_or("?");
         let sym = cubin.symbols.get(r.symbol as usize);
         let mut value = None;
         if let Some(s) = sym {
-            if let Some(&(sec, base, size)) = placed.iter().find(|p| p.0 == s.shndx as usize) {
+            if let Some(&(sec, base, size, _)) = placed.iter().find(|p| p.0 == s.shndx as usize) {
                 // A variable lies inside its section (or, empty, at its end);
                 // the addend may point anywhere, as in any ELF.
                 if s.value > size {
                     return Err(LoadError::Symbol {
                         kernel: k.name.clone(),
-                        kind: kind.to_string(),
+                        kind,
                         offset: r.offset,
                         symbol: r.symbol_name.clone(),
                         value: s.value,
@@ -413,7 +424,7 @@ fn relocate(
         }
         let err = || LoadError::Reloc {
             kernel: k.name.clone(),
-            kind: kind.to_string(),
+            kind,
             offset: r.offset,
             symbol: r.symbol_name.clone(),
         };
@@ -441,28 +452,77 @@ fn relocate(
                 hint: hint.into(),
             });
         }
+        // The patched place lies inside its section, whole.
+        let place = |bytes: usize, size: u64| {
+            let fits = r.offset <= size && size - r.offset >= bytes as u64;
+            fits.then_some(r.offset as usize)
+                .ok_or_else(|| LoadError::Place {
+                    kernel: k.name.clone(),
+                    kind,
+                    symbol: r.symbol_name.clone(),
+                    bytes: bytes as u64,
+                    offset: r.offset,
+                    section: cubin
+                        .sections
+                        .get(r.target)
+                        .map_or_else(String::new, |s| s.name.clone()),
+                    size,
+                })
+        };
         if r.target == k.text_section {
             let value = value.ok_or_else(err)?;
-            let slot = (r.offset / 8) as usize;
-            let w = words.get_mut(slot).ok_or_else(err)?;
             let v32 = match r.kind {
                 12 | 13 => value as u32,
                 14 => (value >> 32) as u32,
                 _ => return Err(err()),
             };
+            // An instruction's immediate: the place is a whole 8-byte word.
+            let at = place(8, words.len() as u64 * 8)?;
+            if at % 8 != 0 {
+                return Err(err());
+            }
+            let w = &mut words[at / 8];
             *w = (*w & !(0xffff_ffffu64 << 23)) | ((v32 as u64) << 23);
-        } else if let Some(b) = k.const_banks.iter().find(|b| b.section == r.target) {
-            let value = value.ok_or_else(err)?;
-            let bank = &mut banks[b.bank as usize];
-            let bytes = match r.kind {
-                1 => &(value as u32).to_le_bytes()[..],
-                2 => &value.to_le_bytes()[..],
-                _ => return Err(err()),
-            };
-            let at = usize::try_from(r.offset).ok();
-            let slot = at.and_then(|a| bank.get_mut(a..a.checked_add(bytes.len())?));
-            slot.ok_or_else(err)?.copy_from_slice(bytes);
+        } else if let Some(bank) = bank_of(cubin, k, r.target) {
+            // A pointer in a constant bank: `__constant__ float *p = &v;`.
+            let bytes = address_bytes(r.kind, value.ok_or_else(err)?).ok_or_else(err)?;
+            let bank = banks.get_mut(bank).ok_or_else(err)?;
+            let at = place(bytes.len(), bank.len() as u64)?;
+            bank[at..at + bytes.len()].copy_from_slice(&bytes);
+        } else if let Some(&(_, base, size, fresh)) = placed.iter().find(|p| p.0 == r.target) {
+            // A pointer among the module variables: `__device__ float *p = &v;`.
+            let bytes = address_bytes(r.kind, value.ok_or_else(err)?).ok_or_else(err)?;
+            let at = place(bytes.len(), size)?;
+            if fresh {
+                global.write(base + at as u64, &bytes).map_err(|_| err())?;
+            }
         }
     }
     Ok(())
+}
+
+/// The bank number of constant-bank section `section` as kernel `k` sees it:
+/// its own banks, then the cubin's banks no kernel owns (`.nv.constant3`) where
+/// the kernel has no bank of that number. `None` for any other section.
+fn bank_of(cubin: &Cubin, k: &Kernel, section: usize) -> Option<usize> {
+    if let Some(b) = k.const_banks.iter().find(|b| b.section == section) {
+        return Some(b.bank as usize);
+    }
+    let b = cubin
+        .const_banks
+        .iter()
+        .find(|b| b.section == section && b.owner.is_none())?;
+    let shadowed = k.const_banks.iter().any(|o| o.bank == b.bank);
+    (!shadowed).then_some(b.bank as usize)
+}
+
+/// The bytes an address relocation of data writes: `R_CUDA_32` and `R_CUDA_G32`
+/// the low 32 bits, `R_CUDA_64` and `R_CUDA_G64` all 64 (a global variable's
+/// generic address is its global address on sm_35). `None` for other kinds.
+fn address_bytes(kind: u32, value: u64) -> Option<Vec<u8>> {
+    match kind {
+        1 | 3 => Some((value as u32).to_le_bytes().to_vec()),
+        2 | 4 => Some(value.to_le_bytes().to_vec()),
+        _ => None,
+    }
 }

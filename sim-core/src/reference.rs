@@ -1149,15 +1149,19 @@ fn atomics_cnt64(r: &RefInput) -> Result<Vec<u8>, String> {
     Ok(c.iter().flat_map(|v| v.to_le_bytes()).collect())
 }
 
-/// `globals.cu`, its `y`. Inputs `[x]`; params `n`. `(x[i] * table[i % 4]) *
-/// scale[i % 2]`, each product rounded, with the source's module variables.
+/// `globals.cu`, its `y`. Inputs `[x]`; params `n`. `((x[i] * table[i % 4]) *
+/// scale[i % 2]) * (table[2] - table[1])`, each product rounded, with the
+/// source's module variables.
 fn globals(r: &RefInput) -> Result<Vec<u8>, String> {
     const TABLE: [f32; 4] = [1.0, 1.5, 3.0, 0.75];
     const SCALE: [f32; 2] = [0.5, 3.0];
     let n = r.size("n")?;
     let x = r.f32s(0)?;
     r.need(0, &x, n)?;
-    let y: Vec<f32> = (0..n).map(|i| x[i] * TABLE[i % 4] * SCALE[i % 2]).collect();
+    let picked = TABLE[2] - TABLE[1];
+    let y: Vec<f32> = (0..n)
+        .map(|i| x[i] * TABLE[i % 4] * SCALE[i % 2] * picked)
+        .collect();
     Ok(f32_bytes(&y))
 }
 
