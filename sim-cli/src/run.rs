@@ -26,7 +26,8 @@ pub struct RunArgs {
     /// Override a launch-file variable: `--set n=4096` (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Write every buffer's final contents to DIR/NAME.bin.
+    /// Write every buffer's final contents to DIR/NAME.bin, and each module
+    /// variable's (`__device__`, `__managed__`) to DIR/variables/NAME.bin.
     #[arg(long, value_name = "DIR")]
     pub dump: Option<PathBuf>,
     /// `-D` definitions when FILE is CUDA C.
@@ -421,12 +422,29 @@ pub fn run(args: RunArgs) -> Result<()> {
             let p = d.join(format!("{}.bin", b.name));
             std::fs::write(&p, &b.data).with_context(|| format!("{}", p.display()))?;
         }
+        // Module variables go in a folder of their own: a variable may share a
+        // buffer's name.
+        let vars = d.join("variables");
+        if !out.variables.is_empty() {
+            std::fs::create_dir_all(&vars).with_context(|| format!("{}", vars.display()))?;
+        }
+        for (name, data) in &out.variables {
+            let p = vars.join(format!("{name}.bin"));
+            std::fs::write(&p, data).with_context(|| format!("{}", p.display()))?;
+        }
         // With --json or --csv, standard output is the report alone.
-        let note = format!(
+        let mut note = format!(
             "dumped      {} buffers to {}",
             out.finals.len(),
             d.display()
         );
+        if !out.variables.is_empty() {
+            note += &format!(
+                ", {} module variables to {}",
+                out.variables.len(),
+                vars.display()
+            );
+        }
         if args.json || args.csv {
             eprintln!("{note}");
         } else {

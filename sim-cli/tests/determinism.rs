@@ -66,16 +66,21 @@ fn functional_reports_are_the_same_in_every_block_order() {
     }
 }
 
-/// Every buffer `run --dump` wrote into `dir`, by name.
+/// Every buffer and module variable `run --dump` wrote into `dir` (the
+/// variables in `variables/`), by name.
 fn dumped(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .expect("the dump folder")
-        .map(|e| {
-            let p = e.expect("dir entry").path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).expect("a dumped buffer"))
-        })
-        .collect();
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).expect("the dump folder") {
+        let p = e.expect("dir entry").path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if p.is_dir() {
+            for (var, data) in dumped(&p) {
+                v.push((format!("{name}/{var}"), data));
+            }
+        } else {
+            v.push((name, std::fs::read(&p).expect("a dumped buffer")));
+        }
+    }
     v.sort();
     v
 }

@@ -55,6 +55,42 @@ fn dump_writes_every_buffer_and_orders_agree() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Module variables are dumped too, in `variables/` (a variable may share a
+/// buffer's name), with what the kernel left in them.
+#[test]
+fn dump_writes_the_module_variables() {
+    let d = std::env::temp_dir().join(format!("keplersim-dump-vars-{}", std::process::id()));
+    let (ok, out, err) = keplersim(&[
+        "run",
+        &path("traces/kernels/globals.cubin"),
+        "--set",
+        "n=1000",
+        "--dump",
+        &d.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(&format!(
+            "dumped      3 buffers to {}, 3 module variables to {}",
+            d.display(),
+            d.join("variables").display()
+        )),
+        "{out}"
+    );
+    let var = |name: &str| std::fs::read(d.join("variables").join(name)).expect("dumped");
+    // The counter took one ticket per thread; the table is as initialised; the
+    // pointer holds the table's address plus 8 (`&table[2]`).
+    assert_eq!(var("hits.bin"), 1000u32.to_le_bytes());
+    let table: Vec<u8> = [1.0f32, 1.5, 3.0, 0.75]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    assert_eq!(var("table.bin"), table);
+    let pick = u64::from_le_bytes(var("pick.bin").try_into().unwrap());
+    assert!(pick >= 1 << 32 && pick % 8 == 0, "{pick:#x}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
 #[test]
 fn a_faulting_kernel_fails_with_a_sanitizer_message() {
     let (ok, _, err) = keplersim(&["run", &path("traces/errors/oob_global.sass")]);

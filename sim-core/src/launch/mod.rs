@@ -1252,6 +1252,10 @@ pub struct Outcome {
     pub registers: u32,
     pub shared_bytes: u32,
     pub finals: Vec<Buffer>,
+    /// The cubin's module variables (`__device__` and `__managed__`, in
+    /// `.nv.global` and `.nv.global.init`) after the run, in symbol order:
+    /// name and bytes.
+    pub variables: Vec<(String, Vec<u8>)>,
     pub checks: Vec<CheckResult>,
     /// Accesses past a buffer's end inside its rounded allocation (driver-like
     /// memory only): warnings, not faults.
@@ -1414,6 +1418,7 @@ pub fn execute_controlled<O: crate::timing::Observer>(
                 .unwrap_or_default(),
         })
         .collect();
+    let variables = module_variables(cubin, &global);
     let whole = timed.as_ref().is_none_or(|t| t.partial.is_none());
     let mut checks = Vec::with_capacity(r.checks.len());
     for c in r.checks.iter().filter(|_| whole) {
@@ -1432,6 +1437,42 @@ pub fn execute_controlled<O: crate::timing::Observer>(
         registers: prog.registers,
         shared_bytes: prog.shared_size + r.dims.dynamic_shared,
         finals,
+        variables,
         checks,
     })
+}
+
+/// Each module variable of `cubin` (a data symbol in `.nv.global` or
+/// `.nv.global.init`) with its bytes in `global`, where the load placed them.
+fn module_variables(
+    cubin: &sim_isa::cubin::Cubin,
+    global: &crate::mem::GlobalMem,
+) -> Vec<(String, Vec<u8>)> {
+    let sections = [cubin.global_init.as_ref(), cubin.global.as_ref()];
+    let mut v = Vec::new();
+    for s in cubin
+        .symbols
+        .iter()
+        .filter(|s| s.kind() == sim_isa::cubin::STT_OBJECT)
+    {
+        let Some(d) = sections
+            .into_iter()
+            .flatten()
+            .find(|d| d.section == s.shndx as usize)
+        else {
+            continue;
+        };
+        let Some(a) = global.get(&d.name) else {
+            continue;
+        };
+        let bytes = a.bytes();
+        let end = s.value.saturating_add(s.size);
+        if end <= bytes.len() as u64 {
+            v.push((
+                s.name.clone(),
+                bytes[s.value as usize..end as usize].to_vec(),
+            ));
+        }
+    }
+    v
 }
