@@ -417,6 +417,9 @@ fn broken_kernels_are_reported() {
         out.contains("LDS.128 R5, [R0];                            cannot run: illegal instruction: destination R5 of a 128-bit operand must be a multiple of 4"),
         "{out}"
     );
+    // A load waits for its ALU-computed address, and the warp's later
+    // instructions with it: the read after it is late enough.
+    assert!(line("load_waits").contains("hazards 0;"), "{out}");
     assert!(!line("clean").contains("cannot run"), "{out}");
     assert!(
         line("clean").contains("bank conflicts 0 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0"),

@@ -282,6 +282,23 @@ fn walk(
         if unit.len() == 2 && first {
             *pairs += 1;
         }
+        // Loads, stores and atomics wait for the ALU results they read (the
+        // scoreboard holds them back, as in the timing model), and the warp's
+        // later instructions with them; what the collector read before is then
+        // not the cycle before.
+        let ready = unit
+            .iter()
+            .map(|&u| &infos[u as usize])
+            .filter(|i| i.pipe == pipes::Pipe::Lsu)
+            .flat_map(|i| i.reads())
+            .filter_map(|&r| st.alu[r as usize].map(|(_, at)| at + ALU_LATENCY))
+            .max();
+        if let Some(t) = ready.filter(|&t| t > st.now) {
+            st.now = t;
+            if !st.opts.keep_reads {
+                st.prev_reads.clear();
+            }
+        }
         // Hazards: every instruction of the unit reads at `now`.
         for &u in &unit {
             let i = &infos[u as usize];
