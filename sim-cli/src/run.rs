@@ -429,7 +429,22 @@ pub fn run(args: RunArgs) -> Result<()> {
             std::fs::create_dir_all(&vars).with_context(|| format!("{}", vars.display()))?;
         }
         for (name, data) in &out.variables {
-            let p = vars.join(format!("{name}.bin"));
+            // A name from the cubin's symbol table names a file in `vars`
+            // and nowhere else: no separator, no leading dot.
+            let mut file: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "_$.-".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            if file.is_empty() || file.starts_with('.') {
+                file.insert(0, '_');
+            }
+            let p = vars.join(format!("{file}.bin"));
             std::fs::write(&p, data).with_context(|| format!("{}", p.display()))?;
         }
         // With --json or --csv, standard output is the report alone.

@@ -88,6 +88,33 @@ fn dump_writes_the_module_variables() {
     assert_eq!(var("table.bin"), table);
     let pick = u64::from_le_bytes(var("pick.bin").try_into().unwrap());
     assert!(pick >= 1 << 32 && pick % 8 == 0, "{pick:#x}");
+
+    // A symbol's name is the cubin's to choose: one that climbs out of the
+    // folder (`table` renamed `../ab`) still lands inside it.
+    let bytes = std::fs::read(root().join("traces/kernels/globals.cubin")).unwrap();
+    let at = bytes
+        .windows(7)
+        .position(|w| w == b"\0table\0")
+        .expect("the name in .strtab");
+    let mut renamed = bytes.clone();
+    renamed[at + 1..at + 6].copy_from_slice(b"../ab");
+    let cubin = d.join("renamed.cubin");
+    std::fs::write(&cubin, renamed).unwrap();
+    let out_dir = d.join("out");
+    let (ok, _, err) = keplersim(&[
+        "run",
+        &cubin.display().to_string(),
+        "--launch",
+        &path("traces/kernels/globals.launch.ron"),
+        "--dump",
+        &out_dir.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::read(out_dir.join("variables/_.._ab.bin")).expect("dumped inside"),
+        table
+    );
+    assert!(!out_dir.join("ab.bin").exists());
     let _ = std::fs::remove_dir_all(d);
 }
 
