@@ -165,9 +165,13 @@ impl Program {
                 bytes: b.size,
             });
         }
+        // The section each bank was filled from: the kernel's own, then the
+        // cubin's banks no kernel owns (`.nv.constant3`) where it has none.
+        let mut bank_sections: Vec<Option<usize>> = vec![None; banks.len()];
         for b in &k.const_banks {
             if (b.bank as usize) < banks.len() {
                 banks[b.bank as usize] = b.data.clone().unwrap_or_else(|| vec![0; b.size as usize]);
+                bank_sections[b.bank as usize] = Some(b.section);
             }
         }
         for b in &cubin.const_banks {
@@ -176,9 +180,10 @@ impl Program {
                 && banks[b.bank as usize].is_empty()
             {
                 banks[b.bank as usize] = b.data.clone().unwrap_or_else(|| vec![0; b.size as usize]);
+                bank_sections[b.bank as usize] = Some(b.section);
             }
         }
-        relocate(cubin, k, &mut words, &mut banks, global)?;
+        relocate(cubin, k, &mut words, &mut banks, &bank_sections, global)?;
 
         let n = words.len();
         let mut ops = Vec::with_capacity(n);
@@ -374,6 +379,7 @@ fn relocate(
     k: &Kernel,
     words: &mut [u64],
     banks: &mut [Vec<u8>],
+    bank_sections: &[Option<usize>],
     global: &mut GlobalMem,
 ) -> Result<(), LoadError> {
     // Section index -> device address and bytes, for sections that hold
@@ -483,10 +489,10 @@ fn relocate(
             }
             let w = &mut words[at / 8];
             *w = (*w & !(0xffff_ffffu64 << 23)) | ((v32 as u64) << 23);
-        } else if let Some(bank) = bank_of(cubin, k, r.target) {
+        } else if let Some(bank) = bank_sections.iter().position(|&s| s == Some(r.target)) {
             // A pointer in a constant bank: `__constant__ float *p = &v;`.
             let bytes = address_bytes(r.kind, value.ok_or_else(err)?).ok_or_else(err)?;
-            let bank = banks.get_mut(bank).ok_or_else(err)?;
+            let bank = &mut banks[bank];
             let at = place(bytes.len(), bank.len() as u64)?;
             bank[at..at + bytes.len()].copy_from_slice(&bytes);
         } else if let Some(&(_, base, size, fresh)) = placed.iter().find(|p| p.0 == r.target) {
@@ -499,21 +505,6 @@ fn relocate(
         }
     }
     Ok(())
-}
-
-/// The bank number of constant-bank section `section` as kernel `k` sees it:
-/// its own banks, then the cubin's banks no kernel owns (`.nv.constant3`) where
-/// the kernel has no bank of that number. `None` for any other section.
-fn bank_of(cubin: &Cubin, k: &Kernel, section: usize) -> Option<usize> {
-    if let Some(b) = k.const_banks.iter().find(|b| b.section == section) {
-        return Some(b.bank as usize);
-    }
-    let b = cubin
-        .const_banks
-        .iter()
-        .find(|b| b.section == section && b.owner.is_none())?;
-    let shadowed = k.const_banks.iter().any(|o| o.bank == b.bank);
-    (!shadowed).then_some(b.bank as usize)
 }
 
 /// The bytes an address relocation of data writes: `R_CUDA_32` and `R_CUDA_G32`
