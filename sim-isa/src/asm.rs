@@ -521,7 +521,7 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
                     end.div_ceil(align) * align
                 }
             };
-            if offset + size > 4096 {
+            if offset.checked_add(size).is_none_or(|e| e > 4096) {
                 return err(line, "parameters exceed the 4 KiB parameter space");
             }
             k.params.push(ParamSpec::new(offset as u16, size as u16));
@@ -1204,6 +1204,19 @@ mod tests {
         assert_eq!(k.barriers, 1, "a BAR needs one barrier unless told");
         let k = &assemble_source(".kernel k\n.barriers 3\nEXIT;").unwrap()[0];
         assert_eq!(k.barriers, 3);
+        // What the `asm` fuzzer found: a size or offset near 2^64 overflowed
+        // the parameter space's bound (fuzz/regressions/asm).
+        for p in [
+            ".param 18446744073709551614",
+            ".param 4 @18446744073709551615",
+        ] {
+            let e = assemble_source(&format!(".kernel k\n.param 8\n{p}\nEXIT;")).unwrap_err();
+            assert_eq!(e.line, 3, "{p}");
+            assert_eq!(
+                e.message, "parameters exceed the 4 KiB parameter space",
+                "{p}"
+            );
+        }
     }
 
     #[test]
