@@ -106,7 +106,7 @@ pub fn events(trace: &Trace) -> Vec<Value> {
                     let tid = warp_tid(slot, warp);
                     name(&mut out, sm, tid, format!("warp {slot}.{warp}"));
                     out.push(json!({"ph": "X", "cat": "barrier", "name": "barrier", "pid": sm,
-                        "tid": tid, "ts": since, "dur": cycle + 1 - since,
+                        "tid": tid, "ts": since, "dur": cycle.saturating_add(1).saturating_sub(since),
                         "args": {"instruction": text(pc)}}));
                 }
             }

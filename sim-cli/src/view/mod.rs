@@ -133,6 +133,20 @@ const KINDS: [Stall; 9] = [
     Stall::Interlock,
 ];
 
+/// What the viewer says of an SM whose trace is longer than it indexes
+/// (empty: the whole trace is shown).
+fn cut_note(m: &SmModel) -> String {
+    match m.cut {
+        Some(end) => format!(
+            "cycles {} to {end} are not shown: the viewer indexes {} cycles an SM \
+             (record a shorter window with --trace-cycles)",
+            m.end,
+            model::MAX_CYCLES
+        ),
+        None => String::new(),
+    }
+}
+
 /// The keys, as the help line shows them.
 pub const HELP: &str = "←/→ cycle  [/] ±step  g jump  w/W follow warp  n/p its issues  \
 k stall kind  s/S next/prev stall  b/B barrier  c conflict  d dual  m/M SM  q quit";
@@ -152,6 +166,7 @@ impl App {
             bail!("the trace holds no cycles (was its window or SM list empty?)");
         }
         let model = SmModel::build(&trace, sms[0]);
+        let message = cut_note(&model);
         Ok(App {
             cycle: model.first,
             trace,
@@ -162,7 +177,7 @@ impl App {
             follow: None,
             stall_kind: Stall::Sync,
             input: None,
-            message: String::new(),
+            message,
             quit: false,
         })
     }
@@ -349,7 +364,7 @@ impl App {
     fn find(&mut self, what: &str, forward: bool, hit: impl Fn(&SmModel, u64) -> bool) {
         let m = &self.model;
         let found = if forward {
-            (self.cycle + 1..m.end).find(|&c| hit(m, c))
+            (self.cycle.saturating_add(1)..m.end).find(|&c| hit(m, c))
         } else {
             (m.first..self.cycle).rev().find(|&c| hit(m, c))
         };
@@ -376,7 +391,10 @@ impl App {
         let n = self.sms.len() as i64;
         let i = (self.sm_index as i64 + dir).rem_euclid(n) as usize;
         self.show_sm(i);
-        self.message = format!("SM {}", self.sms[i]);
+        self.message = match cut_note(&self.model) {
+            note if note.is_empty() => format!("SM {}", self.sms[i]),
+            note => format!("SM {}: {note}", self.sms[i]),
+        };
     }
 
     fn show_sm(&mut self, i: usize) {
@@ -387,7 +405,7 @@ impl App {
         }
         let c = self.cycle;
         self.jump(c);
-        self.message.clear();
+        self.message = cut_note(&self.model);
     }
 
     /// The instruction text of slot `pc`.
@@ -687,5 +705,154 @@ pub(crate) mod tests {
             let _ = lines(&a, 150, 42);
         }
         assert!(opened > 60, "only {opened} of 250 changed traces opened");
+    }
+
+    /// `e` with its cycle, and a load's `ready`, moved by `f`; a stall's
+    /// length set to `cycles` where given.
+    fn moved(e: Event, f: impl Fn(u64) -> u64, cycles: Option<u64>) -> Event {
+        let mut e = e;
+        match &mut e {
+            Event::Stall {
+                cycle, cycles: n, ..
+            } => {
+                *cycle = f(*cycle);
+                *n = cycles.unwrap_or(*n);
+            }
+            Event::Shared { cycle, ready, .. } | Event::Global { cycle, ready, .. } => {
+                *cycle = f(*cycle);
+                *ready = f(*ready);
+            }
+            Event::Issue { cycle, .. }
+            | Event::BlockStart { cycle, .. }
+            | Event::BlockDone { cycle, .. }
+            | Event::BarrierArrive { cycle, .. }
+            | Event::BarrierRelease { cycle, .. } => *cycle = f(*cycle),
+        }
+        e
+    }
+
+    /// A trace whose cycles sit at the top of u64 (all of them, or some,
+    /// or a stall running past it), as a damaged or hand-made file can hold,
+    /// opens, draws, steps, searches and exports without a panic.
+    #[test]
+    fn traces_at_the_ends_of_the_cycle_range_never_panic() {
+        let base = crate::trace::tests::sample();
+        let tops = [
+            u64::MAX,
+            u64::MAX - 1,
+            u64::MAX - 302,
+            u64::MAX - model::MAX_CYCLES,
+            u64::MAX - model::MAX_CYCLES - 303,
+        ];
+        let mut cases = Vec::new();
+        for top in tops {
+            // Every event moved up so that the last ends at `top`.
+            let all: Vec<Event> = base
+                .events
+                .iter()
+                .map(|&e| moved(e, |c| c.saturating_add(top - 302), None))
+                .collect();
+            cases.push(all.clone());
+            // Stalls of every length up to the end of u64.
+            cases.push(
+                all.iter()
+                    .map(|&e| moved(e, |c| c, Some(u64::MAX)))
+                    .collect(),
+            );
+            // Half the events at the top, half at the bottom.
+            cases.push(
+                base.events
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &e)| {
+                        moved(e, |c| if i % 2 == 0 { c } else { top - c.min(top) }, None)
+                    })
+                    .collect(),
+            );
+        }
+        for events in cases {
+            let t = Trace {
+                header: base.header.clone(),
+                events,
+            };
+            let _ = crate::perfetto::events(&t);
+            let Ok(mut a) = App::new(t) else { continue };
+            let shown = |a: &App| {
+                let m = &a.model;
+                assert!(
+                    m.first <= a.cycle && (a.cycle < m.end || a.cycle == m.first),
+                    "cycle {} outside the {}..{} shown",
+                    a.cycle,
+                    m.first,
+                    m.end
+                );
+                let _ = lines(a, 150, 42);
+            };
+            shown(&a);
+            for c in "l]hn[wWnpkksSbBcCdDmM".chars() {
+                key(&mut a, KeyCode::Char(c));
+                shown(&a);
+            }
+            for k in [KeyCode::End, KeyCode::Home, KeyCode::PageDown, KeyCode::End] {
+                key(&mut a, k);
+                for c in "wnnpsSbBcCdD".chars() {
+                    key(&mut a, KeyCode::Char(c));
+                    shown(&a);
+                }
+            }
+            chars(&mut a, "g18446744073709551615");
+            key(&mut a, KeyCode::Enter);
+            shown(&a);
+        }
+    }
+
+    /// An SM whose events run past what the viewer indexes shows the first
+    /// `MAX_CYCLES` cycles and says so; a barrier or issue past them is not
+    /// a place to step to.
+    #[test]
+    fn a_trace_longer_than_the_viewer_indexes_says_where_it_is_cut() {
+        let mut t = crate::trace::tests::sample();
+        let late = model::MAX_CYCLES + 500;
+        t.events.push(Event::Issue {
+            cycle: late,
+            sm: 0,
+            sched: 0,
+            slot: 0,
+            warp: 1,
+            pc: 2,
+            dual: false,
+            conflict: 0,
+        });
+        t.events.push(Event::BarrierArrive {
+            cycle: late,
+            sm: 0,
+            slot: 0,
+            warp: 1,
+            pc: 5,
+        });
+        let mut a = App::new(t).unwrap();
+        assert_eq!(
+            (a.model.end, a.model.cut),
+            (model::MAX_CYCLES, Some(late + 1))
+        );
+        assert_eq!(
+            a.message,
+            "cycles 4000000 to 4000501 are not shown: the viewer indexes 4000000 cycles an SM \
+             (record a shorter window with --trace-cycles)"
+        );
+        assert!(lines(&a, 150, 42)[41].starts_with("cycles 4000000 to 4000501"));
+        chars(&mut a, "bbbb");
+        assert_eq!((a.cycle, a.message.as_str()), (7, "no barrier that way"));
+        chars(&mut a, "wwnnnn");
+        assert_eq!(a.follow, Some((0, 1)));
+        assert_eq!(
+            (a.cycle, a.message.as_str()),
+            (302, "warp 0.1 issues no more that way"),
+            "its last issue in the stretch shown"
+        );
+        let mut b = app();
+        assert_eq!((b.model.cut, b.message.as_str()), (None, ""));
+        chars(&mut b, "l");
+        assert_eq!(b.message, "");
     }
 }

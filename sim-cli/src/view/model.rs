@@ -82,9 +82,12 @@ pub struct Counts {
 #[derive(Debug, Clone, Default)]
 pub struct SmModel {
     pub sm: u32,
-    /// The cycles recorded: `first..end`.
+    /// The cycles indexed: `first..end`.
     pub first: u64,
     pub end: u64,
+    /// Where the SM's events end when that is past `first + MAX_CYCLES`,
+    /// the most the viewer indexes (none: all are indexed).
+    pub cut: Option<u64>,
     /// Per scheduler, its cell of each cycle from `first`.
     pub sched: Vec<Vec<Cell>>,
     /// Each warp's issues in cycle order.
@@ -120,11 +123,11 @@ impl SmModel {
             match *e {
                 Event::Issue { cycle, .. } => {
                     m.first = m.first.min(cycle);
-                    m.end = m.end.max(cycle + 1);
+                    m.end = m.end.max(cycle.saturating_add(1));
                 }
                 Event::Stall { cycle, cycles, .. } => {
                     m.first = m.first.min(cycle);
-                    m.end = m.end.max(cycle + cycles);
+                    m.end = m.end.max(cycle.saturating_add(cycles));
                 }
                 _ => {}
             }
@@ -132,7 +135,9 @@ impl SmModel {
         if m.first == u64::MAX {
             m.first = 0;
         }
-        m.end = m.end.clamp(m.first, m.first + MAX_CYCLES);
+        let recorded = m.end.max(m.first);
+        m.end = recorded.min(m.first.saturating_add(MAX_CYCLES));
+        m.cut = (recorded > m.end).then_some(recorded);
         let n = (m.end - m.first) as usize;
         m.sched = vec![vec![Cell::Empty; n]; nsched];
         let first = m.first;
@@ -140,7 +145,17 @@ impl SmModel {
         // The counts' index of slot `pc` (none for `u32::MAX`, no instruction).
         let slots = m.counts.len();
         let count = |pc: u32| ((pc as usize) < slots).then_some(pc as usize);
-        for e in mine() {
+        let end = m.end;
+        // Past the stretch indexed (or before it, in a damaged trace) an
+        // issue, barrier or access has no cycle to show: it is left out, so
+        // that every search and step stays inside `first..end`.
+        let outside = |e: &Event| {
+            !matches!(
+                e,
+                Event::Stall { .. } | Event::BlockStart { .. } | Event::BlockDone { .. }
+            ) && !(first..end).contains(&e.cycle())
+        };
+        for e in mine().filter(|e| !outside(e)) {
             match *e {
                 Event::Issue {
                     cycle,
@@ -182,7 +197,7 @@ impl SmModel {
                     ..
                 } => {
                     if let Some(row) = m.sched.get_mut(sched as usize) {
-                        for c in cycle..cycle + cycles {
+                        for c in cycle..cycle.saturating_add(cycles) {
                             match at(c) {
                                 Some(i) => row[i] = Cell::Stall { why, pc },
                                 None => break,
@@ -190,7 +205,8 @@ impl SmModel {
                         }
                     }
                     if let Some(k) = count(pc) {
-                        m.counts[k].stall[why as usize] += cycles;
+                        let s = &mut m.counts[k].stall[why as usize];
+                        *s = s.saturating_add(cycles);
                     }
                 }
                 Event::BlockStart {

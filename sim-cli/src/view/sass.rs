@@ -70,7 +70,7 @@ impl Widget for Sass<'_> {
                 .filter(|(pc, _)| *pc == s)
                 .map(|(_, n)| n.as_str())
                 .collect();
-            let stalled: u64 = c.stall.iter().sum();
+            let stalled = c.stall.iter().fold(0u64, |a, &b| a.saturating_add(b));
             let most = KINDS
                 .iter()
                 .max_by_key(|&&k| (c.stall[k as usize], std::cmp::Reverse(k as u8)))

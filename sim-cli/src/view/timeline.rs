@@ -119,7 +119,7 @@ impl Widget for Timeline<'_> {
             ));
         }
         lines.push(Line::from(head));
-        for c in top..(top + rows).min(m.end.max(top)) {
+        for c in top..top.saturating_add(rows).min(m.end.max(top)) {
             let now = c == app.cycle;
             let mut spans = vec![Span::styled(
                 format!("{:>w$} ", c, w = CYCLE_W),

@@ -63,9 +63,10 @@ pub fn state(app: &App, w: WarpId) -> (String, Color) {
             .get(pc as usize)
             .map_or(0, |l| l.ctrl);
         let gap = Ctrl(ctrl).gap(app.trace.header.reading()) as u64;
-        if c < i.cycle + gap {
+        let free = i.cycle.saturating_add(gap);
+        if c < free {
             return (
-                format!("control code ({} of {gap} left)", i.cycle + gap - c),
+                format!("control code ({} of {gap} left)", free - c),
                 Color::Cyan,
             );
         }
