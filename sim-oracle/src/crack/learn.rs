@@ -2055,7 +2055,11 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             })
     });
     for value_idx in candidates.into_iter().chain(mem_candidate.clone()) {
-        if n - value_idx.len() > MAX_DECO_BITS {
+        // A candidate wider than the field (the memory one, a register and
+        // an offset run, can be) leaves nothing to decode: not this field.
+        if n.checked_sub(value_idx.len())
+            .is_none_or(|rest| rest > MAX_DECO_BITS)
+        {
             continue;
         }
         let width = value_idx.len() as u32;
