@@ -71,7 +71,7 @@ pub fn events(trace: &Trace) -> Vec<Value> {
                 if dual {
                     label = format!("{label} ‖ {}", text(sim_core::exec::next_slot(pc)));
                 }
-                let args = json!({"warp": format!("{slot}.{warp}"), "pc": format!("{:#06x}", pc * 8),
+                let args = json!({"warp": format!("{slot}.{warp}"), "pc": format!("{:#06x}", pc as u64 * 8),
                     "dual": dual, "bank_conflict": conflict});
                 name(&mut out, sm, sched as u64, format!("scheduler {sched}"));
                 out.push(json!({"ph": "X", "cat": "issue", "name": label, "pid": sm,
@@ -185,5 +185,34 @@ mod tests {
             .iter()
             .any(|e| e["name"] == "thread_name" && e["args"]["name"] == "warp 0.1"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pc no kernel has (a damaged trace's, up to `u32::MAX`) exports as
+    /// its byte offset and an unknown instruction, even dual-issued; its
+    /// offset overflowed a `u32` and panicked (found by the trace fuzzer).
+    #[test]
+    fn a_pc_past_every_kernel_exports_as_its_offset() {
+        let mut t = crate::trace::tests::sample();
+        for (pc, offset) in [
+            (u32::MAX, "0x7fffffff8"),
+            (u32::MAX - 1, "0x7fffffff0"),
+            (u32::MAX - 8, "0x7ffffffb8"),
+            (1 << 29, "0x100000000"),
+        ] {
+            t.events = vec![Event::Issue {
+                cycle: 5,
+                sm: 0,
+                sched: 0,
+                slot: 0,
+                warp: 0,
+                pc,
+                dual: true,
+                conflict: 0,
+            }];
+            let ev = events(&t);
+            let issue = ev.iter().find(|e| e["cat"] == "issue").unwrap();
+            assert_eq!(issue["name"], "? ‖ ?");
+            assert_eq!(issue["args"]["pc"], offset);
+        }
     }
 }

@@ -52,6 +52,29 @@ pub struct Header {
 }
 
 impl Header {
+    /// Refuses a header no run of keplersim writes: a chip field outside the
+    /// range a configuration may give it. The viewer sizes its index by the
+    /// schedulers and decodes control bytes with the two stalls, so a
+    /// damaged file must not reach it with, say, 2^32 schedulers an SM.
+    pub fn check(&self) -> Result<()> {
+        let chip = [
+            ("schedulers", self.schedulers),
+            ("unscheduled_stall", self.unscheduled_stall),
+            ("issue_interval", self.issue_interval),
+        ];
+        for (name, v) in chip {
+            let (lo, hi) = sim_core::config::Timing::limits(name)
+                .with_context(|| format!("no configuration parameter `{name}`"))?;
+            if !(lo..=hi).contains(&(v as f64)) {
+                bail!(
+                    "the trace's header gives timing.{name} {v}, outside the {lo}..={hi} a \
+                     configuration allows (a damaged file?)"
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// How the trace's run read control bytes.
     pub fn reading(&self) -> sim_core::timing::ctrl::Reading {
         sim_core::timing::ctrl::Reading {
@@ -102,6 +125,7 @@ impl Trace {
         }
         let (header, mut rest): (Header, &[u8]) =
             postcard::take_from_bytes(rest).context("the trace's header does not decode")?;
+        header.check()?;
         let mut events = Vec::new();
         while !rest.is_empty() {
             let (e, r): (Event, &[u8]) = postcard::take_from_bytes(rest).with_context(|| {
@@ -602,6 +626,52 @@ pub(crate) mod tests {
         // Cut short, it says so rather than returning part.
         assert!(Trace::from_bytes(&bytes[..bytes.len() - 1]).is_err());
         assert!(Trace::from_bytes(b"not a trace").is_err());
+    }
+
+    /// A header whose chip no configuration allows (a damaged or hand-made
+    /// file) is refused with the field and its value: the viewer would size
+    /// its index by 2^32 schedulers, or add to a stall of 2^32 cycles.
+    #[test]
+    fn a_header_no_run_writes_is_refused() {
+        type Damage = fn(&mut Header);
+        let cases: [(Damage, &str); 5] = [
+            (
+                |h| h.schedulers = u32::MAX,
+                "timing.schedulers 4294967295, outside the 1..=4",
+            ),
+            (
+                |h| h.schedulers = 0,
+                "timing.schedulers 0, outside the 1..=4",
+            ),
+            (
+                |h| h.schedulers = 5,
+                "timing.schedulers 5, outside the 1..=4",
+            ),
+            (
+                |h| h.issue_interval = u32::MAX,
+                "timing.issue_interval 4294967295, outside the 1..=16",
+            ),
+            (
+                |h| h.unscheduled_stall = 256,
+                "timing.unscheduled_stall 256, outside the 0..=255",
+            ),
+        ];
+        for (damage, want) in cases {
+            let mut t = sample();
+            damage(&mut t.header);
+            let bytes = t.to_bytes().unwrap();
+            let e = format!("{:#}", Trace::from_bytes(&bytes).unwrap_err());
+            assert!(e.contains(want), "{e}");
+            assert!(
+                e.ends_with("a configuration allows (a damaged file?)"),
+                "{e}"
+            );
+        }
+        let mut t = sample();
+        t.header.schedulers = 4;
+        t.header.issue_interval = 16;
+        t.header.unscheduled_stall = 0;
+        assert!(Trace::from_bytes(&t.to_bytes().unwrap()).is_ok());
     }
 
     #[test]

@@ -77,6 +77,19 @@ macro_rules! timing_params {
         impl Timing {
             /// The K20m.
             pub const K20M: Timing = Timing { $( $name: $def, )* };
+
+            /// Each parameter's name and the least and greatest values a
+            /// configuration may give it.
+            pub const LIMITS: &'static [(&'static str, f64, f64)] =
+                &[$( (stringify!($name), $lo as f64, $hi as f64), )*];
+
+            /// The least and greatest values parameter `name` may take.
+            pub fn limits(name: &str) -> Option<(f64, f64)> {
+                Self::LIMITS
+                    .iter()
+                    .find(|l| l.0 == name)
+                    .map(|&(_, lo, hi)| (lo, hi))
+            }
         }
 
         /// The timing section as written.

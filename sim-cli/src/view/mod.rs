@@ -731,6 +731,40 @@ pub(crate) mod tests {
         e
     }
 
+    /// A trace whose pcs are past every kernel (a damaged file's, up to
+    /// `u32::MAX`) draws them as their byte offsets, an unknown instruction
+    /// and no control byte; the offsets overflowed a `u32`.
+    #[test]
+    fn pcs_past_every_kernel_draw_as_their_offsets() {
+        let mut t = crate::trace::tests::sample();
+        let far = u32::MAX - 1;
+        for e in &mut t.events {
+            match e {
+                Event::Issue { pc, .. }
+                | Event::Stall { pc, .. }
+                | Event::Shared { pc, .. }
+                | Event::Global { pc, .. }
+                | Event::BarrierArrive { pc, .. } => *pc = far,
+                Event::BlockStart { .. }
+                | Event::BlockDone { .. }
+                | Event::BarrierRelease { .. } => {}
+            }
+        }
+        let mut a = App::new(t).unwrap();
+        let _ = crate::perfetto::events(&a.trace);
+        let mut seen = String::new();
+        for c in "wllllllllllll]]]".chars() {
+            key(&mut a, KeyCode::Char(c));
+            seen.push_str(&lines(&a, 150, 42).join("\n"));
+        }
+        assert!(seen.contains("7fffffff0"), "{seen}");
+        // Wrapped to 32 bits it would read fffffff0.
+        assert!(
+            !seen.contains(" fffffff0") && !seen.contains("*fffffff0"),
+            "a wrapped offset:\n{seen}"
+        );
+    }
+
     /// A trace whose cycles sit at the top of u64 (all of them, or some,
     /// or a stall running past it), as a damaged or hand-made file can hold,
     /// opens, draws, steps, searches and exports without a panic.

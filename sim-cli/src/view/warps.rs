@@ -81,7 +81,7 @@ pub fn state(app: &App, w: WarpId) -> (String, Color) {
             format!(
                 "{what} {} /*{:04x}*/ back in {}",
                 app.mnemonic(a.pc),
-                a.pc * 8,
+                a.pc as u64 * 8,
                 a.ready - c
             ),
             Color::Magenta,
@@ -127,7 +127,8 @@ impl Widget for Warps<'_> {
                 .get(&w)
                 .and_then(|v| v.first())
                 .map_or("-".to_string(), |i| i.sched.to_string());
-            let pc = pc_of(m, w, app.cycle).map_or("-".to_string(), |pc| format!("{:04x}", pc * 8));
+            let pc = pc_of(m, w, app.cycle)
+                .map_or("-".to_string(), |pc| format!("{:04x}", pc as u64 * 8));
             let (text, color) = state(app, w);
             let followed = app.follow == Some(w);
             let head = format!(

@@ -129,13 +129,14 @@ impl Env<'_> {
     }
 }
 
-/// The next instruction slot after `pc`, skipping control words.
+/// The next instruction slot after `pc`, skipping control words (`u32::MAX`
+/// past the last slot a `u32` holds: a pc read from a damaged trace).
 #[inline]
 pub fn next_slot(pc: u32) -> u32 {
-    if (pc + 1).is_multiple_of(8) {
-        pc + 2
+    if pc.saturating_add(1).is_multiple_of(8) {
+        pc.saturating_add(2)
     } else {
-        pc + 1
+        pc.saturating_add(1)
     }
 }
 
