@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets' seed corpora (fuzz/corpus/TARGET/) from the project's
 # own fixtures: cubins, SASS sources, launch files, configurations, the ISA
-# corpus's words, and a few byte strings for the random-program generator.
+# corpus's words, a few byte strings for the random-program generator, and
+# traces of three suite kernels (recorded by `keplersim run --trace`, through
+# `cargo run --release`, which builds the binary first if it is not built).
 # The corpora are not committed; run this before `cargo fuzz run`.
 #
 #   fuzz/seeds.sh          writes fuzz/corpus/TARGET/ (replacing what is there)
@@ -10,8 +12,8 @@ set -euo pipefail
 out=$(mkdir -p "${1:-$(dirname "$0")/corpus}" && cd "${1:-$(dirname "$0")/corpus}" && pwd)
 cd "$(dirname "$0")"
 root=..
-rm -rf "${out:?}"/{cubin,asm,launch,config,decode,program}
-mkdir -p "$out"/{cubin,asm,launch,config,decode,program}
+rm -rf "${out:?}"/{cubin,asm,launch,config,decode,program,trace}
+mkdir -p "$out"/{cubin,asm,launch,config,decode,program,trace}
 n=0
 for f in $(find "$root/traces" -name '*.cubin' | sort); do cp "$f" "$out/cubin/$((n++)).cubin"; done
 for f in $(find "$root/traces" -name '*.sass' | sort); do cp "$f" "$out/asm/$((n++)).sass"; done
@@ -31,4 +33,11 @@ r = random.Random(1)
 for i in range(32):
     open(f"{sys.argv[1]}/{i}", "wb").write(bytes(r.randrange(256) for _ in range(64 + 16 * i)))
 PY
-for t in cubin asm launch config decode program; do echo "$out/$t: $(ls "$out/$t" | wc -l) seeds"; done
+# Traces: two short windows of one SM of three suite kernels (a few KB each).
+for k in saxpy reduce atomics; do
+    for w in 0..150 100..400; do
+        (cd "$root" && cargo run --release -q -p sim-cli -- run "traces/kernels/$k.cubin" \
+            --trace "$out/trace/$k-$w" --trace-cycles "$w" --trace-sms 0 >/dev/null)
+    done
+done
+for t in cubin asm launch config decode program trace; do echo "$out/$t: $(ls "$out/$t" | wc -l) seeds"; done

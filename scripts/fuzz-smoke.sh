@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fuzz targets' smoke run (scripts/test.sh calls it, so CI runs it): builds
-# the six cargo-fuzz targets of fuzz/ and runs each for a short time (20 s by
+# the seven cargo-fuzz targets of fuzz/ and runs each for a short time (20 s by
 # default), seeded from the project's fixtures (fuzz/seeds.sh). Any crash,
 # timeout or out-of-memory fails it, and the input that did it is kept.
 #
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds=${FUZZ_SMOKE_SECONDS:-20}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode cubin asm launch config program)
+[ ${#targets[@]} -gt 0 ] || targets=(decode cubin asm launch config program trace)
 work="$root/fuzz/smoke"
 
 say() { echo "fuzz-smoke: $*" >&2; }

@@ -319,3 +319,57 @@ pub fn program(data: &[u8]) {
         ),
     }
 }
+
+/// The keys the trace target presses, in order, drawing after each: every
+/// step, search and follow of the viewer, both ways, and a typed cycle.
+const VIEWER_KEYS: &str = "l]hn[wWnpkksSbBcCdDmMwnp";
+
+/// Trace files (`keplersim run --trace`): decode; a trace that decodes
+/// exports to Perfetto's JSON, and opens in the viewer, which draws every
+/// pane, presses every key (stepping, searches, following warps, changing
+/// SM, jumping to typed cycles) and draws again after each.
+pub fn trace(data: &[u8]) {
+    use ratatui::buffer::Buffer;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Widget;
+    use sim_cli::view::App;
+
+    let Ok(t) = sim_cli::trace::Trace::from_bytes(data) else {
+        return;
+    };
+    let _ = sim_cli::perfetto::events(&t);
+    let Ok(mut app) = App::new(t) else {
+        return;
+    };
+    let draw = |a: &App| {
+        let area = Rect::new(0, 0, 150, 42);
+        let mut buf = Buffer::empty(area);
+        a.render(area, &mut buf);
+    };
+    let press = |a: &mut App, c: KeyCode| {
+        a.on_key(KeyEvent::new(c, KeyModifiers::NONE));
+        draw(a);
+    };
+    draw(&app);
+    for c in VIEWER_KEYS.chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    for k in [
+        KeyCode::End,
+        KeyCode::PageUp,
+        KeyCode::Home,
+        KeyCode::PageDown,
+    ] {
+        press(&mut app, k);
+        for c in "sSbBcCdD".chars() {
+            press(&mut app, KeyCode::Char(c));
+        }
+    }
+    for typed in ["g150", "g18446744073709551615", "g99999999999999999999"] {
+        for c in typed.chars() {
+            press(&mut app, KeyCode::Char(c));
+        }
+        press(&mut app, KeyCode::Enter);
+    }
+}

@@ -34,7 +34,8 @@ fn the_fuzzers_crashers_stay_fixed() {
         + replay("launch", harness::launch)
         + replay("config", harness::config)
         + replay("decode", harness::decode)
-        + replay("program", harness::program);
+        + replay("program", harness::program)
+        + replay("trace", harness::trace);
     println!("{n} regression inputs");
 }
 
