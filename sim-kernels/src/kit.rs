@@ -573,6 +573,9 @@ fn read_device(path: &Path) -> Result<Device> {
     if device.clock_khz == 0 {
         return Err(bad(path, 1, "a clock of 0 kHz"));
     }
+    if device.sms == 0 {
+        return Err(bad(path, 1, "a card of 0 SMs"));
+    }
     // run_kit refuses other cards, but a device.txt can come from elsewhere.
     if device.cc.0 != 3 || device.cc.1 < 5 {
         return Err(bad(
@@ -592,6 +595,8 @@ fn read_device(path: &Path) -> Result<Device> {
 fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
     let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
     let mut ms = vec![f64::NAN; runs];
+    // The line each run's time came from, to name both of a run timed twice.
+    let mut from = vec![0usize; runs];
     for (i, line) in text.lines().enumerate() {
         let mut w = line.split_whitespace();
         let (n, v) = match (w.next(), w.next(), w.next()) {
@@ -621,7 +626,18 @@ fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
                 format!("run {n:04} took {v} ms: a launch takes a positive, finite time"),
             ));
         }
+        if from[n] != 0 {
+            return Err(bad(
+                path,
+                i + 1,
+                format!(
+                    "run {n:04} has a second time (line {} gave its first): one line a run",
+                    from[n]
+                ),
+            ));
+        }
         ms[n] = v;
+        from[n] = i + 1;
     }
     if let Some(n) = ms.iter().position(|v| v.is_nan()) {
         return Err(bad(
@@ -857,6 +873,13 @@ mod tests {
                 "{line}: {e}"
             );
         }
+        // A run timed twice: both lines named, not the second taken.
+        std::fs::write(dir.join("results/times.txt"), "0000 1.5\n\n0000 2.5\n").unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(
+            e.contains("times.txt:3: run 0000 has a second time (line 1 gave its first)"),
+            "{e}"
+        );
         std::fs::write(dir.join("results/times.txt"), "\n0000 1.5\n\n").unwrap();
         CardResults::load(&dir).unwrap();
         // A card the kit's cubins cannot run on.
@@ -874,6 +897,11 @@ mod tests {
             ),
             "{e}"
         );
+        // A card of no SMs.
+        let sms = k20m.lines().find(|l| l.starts_with("sms ")).unwrap();
+        std::fs::write(&device, k20m.replace(sms, "sms 0")).unwrap();
+        let e = CardResults::load(&dir).unwrap_err().to_string();
+        assert!(e.contains("device.txt:1: a card of 0 SMs"), "{e}");
         std::fs::write(&device, k20m.replace("cc 3 5", "cc 3 7")).unwrap();
         CardResults::load(&dir).unwrap();
         // A manifest word out of place, named by its line.
