@@ -997,10 +997,15 @@ pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, i64)>> {
             let (k, v) = s
                 .split_once('=')
                 .ok_or_else(|| anyhow!("--set {s}: expected NAME=VALUE"))?;
-            let v: i64 = v
-                .trim()
-                .parse()
-                .map_err(|_| anyhow!("--set {s}: `{v}` is not an integer"))?;
+            let v: i64 = v.trim().parse().map_err(|e: std::num::ParseIntError| {
+                use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+                match e.kind() {
+                    PosOverflow | NegOverflow => anyhow!(
+                        "--set {s}: `{v}` is outside a launch variable's range, -2^63 to 2^63 - 1"
+                    ),
+                    _ => anyhow!("--set {s}: `{v}` is not an integer"),
+                }
+            })?;
             Ok((k.trim().to_string(), v))
         })
         .collect()

@@ -185,6 +185,10 @@ fn bad_command_lines_name_what_is_wrong() {
             "is not an integer",
         ),
         (
+            vec!["run", saxpy.as_str(), "--set", "n=18446744073709551615"],
+            "`18446744073709551615` is outside a launch variable's range, -2^63 to 2^63 - 1",
+        ),
+        (
             vec!["run", saxpy.as_str(), "--launch", "/nonexistent.launch.ron"],
             "the launch file",
         ),
