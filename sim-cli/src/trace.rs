@@ -8,7 +8,7 @@
 //! each value knows its own end). The events are `sim_core`'s own, so
 //! [`VERSION`] goes up whenever `Event` or `Header` changes shape.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -105,34 +105,40 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Reads the trace in `path`.
+    /// Reads the trace in `path`, a chunk at a time: the file's bytes are
+    /// never in memory whole beside the events decoded from them.
     pub fn read(path: &Path) -> Result<Trace> {
-        let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
-        Trace::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+        let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
+        Trace::decode(Decoder::new(f)).with_context(|| format!("{}", path.display()))
     }
 
     /// Decodes a whole trace file's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Trace> {
-        let Some(rest) = bytes.strip_prefix(&MAGIC) else {
+        Trace::decode(Decoder::new(bytes))
+    }
+
+    fn decode<R: Read>(mut d: Decoder<R>) -> Result<Trace> {
+        if d.magic()? != Some(MAGIC) {
             bail!("not a keplersim trace (it does not start with the trace magic)");
-        };
+        }
         // The version first: another version's header has another shape.
-        let version = postcard::take_from_bytes::<u32>(rest).map_or(VERSION, |(v, _)| v);
+        let version = d.peek::<u32>()?.unwrap_or(VERSION);
         if version != VERSION {
             bail!(
                 "a trace of format version {version}; this keplersim reads version {VERSION} (record it again)"
             );
         }
-        let (header, mut rest): (Header, &[u8]) =
-            postcard::take_from_bytes(rest).context("the trace's header does not decode")?;
+        let header: Header = d
+            .next()
+            .context("the trace's header does not decode")?
+            .context("the trace's header does not decode: the file ends before it")?;
         header.check()?;
         let mut events = Vec::new();
-        while !rest.is_empty() {
-            let (e, r): (Event, &[u8]) = postcard::take_from_bytes(rest).with_context(|| {
-                format!("event {} does not decode (a cut-off file?)", events.len())
-            })?;
+        while let Some(e) = d
+            .next::<Event>()
+            .with_context(|| format!("event {} does not decode (a cut-off file?)", events.len()))?
+        {
             events.push(e);
-            rest = r;
         }
         Ok(Trace { header, events })
     }
@@ -144,6 +150,94 @@ impl Trace {
             w.event(e);
         }
         w.finish()
+    }
+}
+
+/// Reads postcard values one after another from `src` (a file, or bytes in
+/// memory), holding only the chunk being decoded.
+struct Decoder<R> {
+    src: R,
+    buf: Vec<u8>,
+    /// Where the next value starts in `buf`.
+    pos: usize,
+    /// `src` has nothing more.
+    eof: bool,
+}
+
+/// Bytes read from a file at a time.
+const CHUNK: usize = 1 << 20;
+
+impl<R: Read> Decoder<R> {
+    fn new(src: R) -> Decoder<R> {
+        Decoder {
+            src,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+        }
+    }
+
+    /// Drops what was decoded and reads another chunk (or notes the end).
+    fn fill(&mut self) -> Result<()> {
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let have = self.buf.len();
+        self.buf.resize(have + CHUNK, 0);
+        let n = loop {
+            match self.src.read(&mut self.buf[have..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        self.buf.truncate(have + n);
+        self.eof = n == 0;
+        Ok(())
+    }
+
+    /// The file's first eight bytes (none: it is shorter).
+    fn magic(&mut self) -> Result<Option<[u8; 8]>> {
+        while self.buf.len() - self.pos < 8 && !self.eof {
+            self.fill()?;
+        }
+        let Some(m) = self.buf[self.pos..].first_chunk::<8>().copied() else {
+            return Ok(None);
+        };
+        self.pos += 8;
+        Ok(Some(m))
+    }
+
+    /// Decodes the next value, leaving it to be read again (none: the next
+    /// bytes do not decode as one).
+    fn peek<T: serde::de::DeserializeOwned>(&mut self) -> Result<Option<T>> {
+        loop {
+            match postcard::take_from_bytes::<T>(&self.buf[self.pos..]) {
+                Ok((v, _)) => return Ok(Some(v)),
+                Err(postcard::Error::DeserializeUnexpectedEnd) if !self.eof => self.fill()?,
+                Err(_) => return Ok(None),
+            }
+        }
+    }
+
+    /// Decodes the next value (none: the bytes have ended between values).
+    fn next<T: serde::de::DeserializeOwned>(&mut self) -> Result<Option<T>> {
+        loop {
+            if self.pos == self.buf.len() {
+                if self.eof {
+                    return Ok(None);
+                }
+                self.fill()?;
+                continue;
+            }
+            match postcard::take_from_bytes::<T>(&self.buf[self.pos..]) {
+                Ok((v, rest)) => {
+                    self.pos = self.buf.len() - rest.len();
+                    return Ok(Some(v));
+                }
+                Err(postcard::Error::DeserializeUnexpectedEnd) if !self.eof => self.fill()?,
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 }
 
@@ -626,6 +720,52 @@ pub(crate) mod tests {
         // Cut short, it says so rather than returning part.
         assert!(Trace::from_bytes(&bytes[..bytes.len() - 1]).is_err());
         assert!(Trace::from_bytes(b"not a trace").is_err());
+    }
+
+    /// A reader that hands out at most `n` bytes a read, as a pipe or a
+    /// slow disk may.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(out.len()).min(self.1);
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Values that straddle the reads decode as from the whole bytes; a
+    /// file cut inside an event is an error naming it, and one cut inside
+    /// its header says so.
+    #[test]
+    fn a_trace_read_in_pieces_is_the_trace() {
+        let t = sample();
+        let bytes = t.to_bytes().unwrap();
+        for n in [1, 2, 3, 7, 64, 4096] {
+            let back = Trace::decode(Decoder::new(Trickle(&bytes, n))).unwrap();
+            assert_eq!(
+                (back.header, back.events),
+                (t.header.clone(), t.events.clone())
+            );
+        }
+        let header_end = 8 + postcard::to_allocvec(&t.header).unwrap().len();
+        for cut in header_end + 1..bytes.len() {
+            let r = Trace::decode(Decoder::new(Trickle(&bytes[..cut], 5)));
+            match r {
+                // A cut between two events leaves a whole, shorter trace.
+                Ok(back) => assert!(back.events.len() < t.events.len()),
+                Err(e) => assert!(
+                    format!("{e:#}").contains("does not decode (a cut-off file?)"),
+                    "{e:#}"
+                ),
+            }
+        }
+        let e = Trace::decode(Decoder::new(Trickle(&bytes[..header_end - 1], 3))).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("the trace's header does not decode"),
+            "{e:#}"
+        );
     }
 
     /// A header whose chip no configuration allows (a damaged or hand-made
