@@ -279,6 +279,38 @@ fn a_kit_that_is_not_this_suites_or_has_no_results_says_so() {
         "name Tesla K20m\ncc 3 5\nclock_khz 705500\nsms 13\n",
     )
     .expect("device.txt");
+    // An out buffer that does not hold a kernel's clocks: each pair equal
+    // (a span of nothing), then each end far past what the launch took.
+    let out = kit.join("results/0002.out");
+    let model_out = std::fs::read(&out).expect("out");
+    for (fill, want) in [
+        (
+            0xffu8,
+            "clock pair 0 spans 0 cycles (start 4294967295, end 4294967295)",
+        ),
+        (0x7f, "clock pair 0 spans 0 cycles"),
+    ] {
+        std::fs::write(&out, vec![fill; model_out.len()]).expect("out");
+        let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+        assert!(!ok, "{fill:#x}: the card's figures were taken");
+        assert!(
+            err.contains("run 0002 (")
+                && err.contains(want)
+                && err.contains("damaged results/0002.out"),
+            "{err}"
+        );
+    }
+    let mut far = model_out.clone();
+    let start = u32::from_le_bytes(far[0..4].try_into().expect("a clock"));
+    far[4..8].copy_from_slice(&(start ^ 0x8000_0000).to_le_bytes());
+    std::fs::write(&out, &far).expect("out");
+    let (ok, _, err) = keplersim(&["bench", "micro", "--card", &k]);
+    assert!(
+        !ok && err.contains("clock pair 0 spans 2147483648 cycles"),
+        "{err}"
+    );
+    std::fs::write(&out, &model_out).expect("out");
+
     let cubin = kit.join("cubins/0003.cubin");
     let mut bytes = std::fs::read(&cubin).expect("cubin");
     let last = bytes.len() - 1;

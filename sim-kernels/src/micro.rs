@@ -378,7 +378,24 @@ impl Suite {
                 card.dir.display()
             ));
         }
-        let whole = (l.blocks() > 1).then(|| card.ms[n] * card.device.clock_khz as f64);
+        // Each warp's clocks must be of this launch: a span of no cycles, or
+        // of more than twice the cycles the whole launch took by CUDA's
+        // events at the card's clock (room for a clock above the one the
+        // driver reports), is not a kernel's start and end.
+        let launch_cycles = card.ms[n] * card.device.clock_khz as f64;
+        for (w, &(start, end)) in pairs.iter().enumerate() {
+            let span = end.wrapping_sub(start);
+            if span == 0 || span as f64 > 2.0 * launch_cycles {
+                return Err(fail!(
+                    "{}: run {n:04} ({file}): clock pair {w} spans {span} cycles (start {start}, \
+                     end {end}), where the launch took {launch_cycles:.0} by CUDA's events: the \
+                     out buffer does not hold the kernel's clocks (a damaged results/{n:04}.out, \
+                     or a kernel that did not run as the kit says)",
+                    card.dir.display()
+                ));
+            }
+        }
+        let whole = (l.blocks() > 1).then_some(launch_cycles);
         Ok(Clocks {
             pairs,
             timed: None,
