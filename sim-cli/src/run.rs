@@ -955,12 +955,10 @@ pub fn resolve_launch(
     Ok((r, dir))
 }
 
-/// Reads the files a launch file in `dir` names.
+/// Reads the files a launch file in `dir` names (`sim-kernels`' reader: a
+/// regular file no larger than the device's memory).
 pub fn reader(dir: &Path) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
-    move |f: &str| {
-        let p = dir.join(f);
-        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
-    }
+    sim_kernels::workload::reader(dir)
 }
 
 /// Reads and validates a configuration file; none means the K20m.

@@ -18,11 +18,29 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Reads the files a launch file in `dir` names.
+/// Reads the files a launch file in `dir` names (a buffer's starting data, a
+/// check's reference). Only a regular file no larger than the device's
+/// memory is read: a device such as `/dev/zero`, or a file no buffer can
+/// hold, is refused before a byte is, not read until the host runs out of
+/// memory.
 pub fn reader(dir: &Path) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
     move |f: &str| {
         let p = dir.join(f);
-        std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))
+        let said = |e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+        let meta = std::fs::metadata(&p).map_err(|e| said(&e))?;
+        if !meta.is_file() {
+            return Err(said(
+                &"not a regular file, where a buffer's bytes are read from",
+            ));
+        }
+        let most = sim_core::launch::Limits::default().device_bytes;
+        if meta.len() > most {
+            return Err(said(&format!(
+                "{} bytes, more than the device's {most} bytes of memory hold",
+                meta.len()
+            )));
+        }
+        std::fs::read(&p).map_err(|e| said(&e))
     }
 }
 
@@ -162,4 +180,40 @@ fn include(
     }
     stack.pop();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch file naming a device, a folder or a file larger than the
+    /// device's memory gets an error naming it at once; before, `/dev/zero`
+    /// was read until the host's memory ran out.
+    #[test]
+    fn the_reader_refuses_what_no_buffer_is_read_from() {
+        let dir = std::env::temp_dir().join(format!("keplersim-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let read = reader(&dir);
+        let huge = dir.join("huge.bin");
+        // Sparse: no disk is written.
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(6 << 30)
+            .unwrap();
+        std::fs::write(dir.join("small.bin"), [1u8, 2, 3]).unwrap();
+        for (name, want) in [
+            ("/dev/zero", "/dev/zero: not a regular file"),
+            (".", "not a regular file"),
+            (
+                "huge.bin",
+                "huge.bin: 6442450944 bytes, more than the device's 5368709120 bytes",
+            ),
+            ("missing.bin", "missing.bin: No such file"),
+        ] {
+            let e = read(name).unwrap_err();
+            assert!(e.contains(want), "{name}: {e}");
+        }
+        assert_eq!(read("small.bin").unwrap(), [1, 2, 3]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
