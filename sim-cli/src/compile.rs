@@ -48,7 +48,7 @@ pub fn run(args: CompileArgs) -> Result<()> {
 /// nvrtc-options ...` lines, then `extra`) and returns the cubin. The file's
 /// folder is on the include path. NVRTC's warnings, if any, go to stderr.
 pub fn compile_file_with(file: &Path, defines: &[String], extra: &[String]) -> Result<Vec<u8>> {
-    let bytes = std::fs::read(file).with_context(|| format!("{}", file.display()))?;
+    let bytes = crate::read_file(file)?;
     let source = String::from_utf8(bytes)
         .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", file.display()))?;
     let mut options: Vec<String> = defines.iter().map(|d| format!("-D{d}")).collect();

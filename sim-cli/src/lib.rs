@@ -357,7 +357,8 @@ pub fn main() -> ExitCode {
 /// Reads a RON text file, naming it in the error as `what` it is ("the
 /// launch file"); a binary file is told as one, not as invalid UTF-8.
 pub fn read_text(path: &std::path::Path, what: &str) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("{} ({what})", path.display()))?;
+    let bytes = sim_kernels::workload::read_input(path)
+        .with_context(|| format!("{} ({what})", path.display()))?;
     String::from_utf8(bytes).map_err(|_| {
         anyhow::anyhow!(
             "{} ({what}): a binary file, where RON text belongs",
@@ -397,8 +398,10 @@ pub fn writable(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// Reads a file the user named (a regular file no larger than the device's
+/// memory: `sim_kernels::workload::read_input`).
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
-    std::fs::read(path).with_context(|| format!("{}", path.display()))
+    sim_kernels::workload::read_input(path).with_context(|| format!("{}", path.display()))
 }
 
 fn disasm(file: &std::path::Path, control: bool, directives: bool) -> Result<()> {

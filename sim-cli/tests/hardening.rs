@@ -618,3 +618,32 @@ fn a_binary_file_where_ron_belongs_is_named() {
         assert!(!err.contains("UTF-8"), "{err}");
     }
 }
+
+/// A device or a folder where a file belongs (`/dev/zero` for a cubin, a
+/// source, a launch file, a configuration) is refused at once with its
+/// name; `/dev/zero` was read until the host's memory ran out.
+#[test]
+fn a_device_or_a_folder_where_a_file_belongs_is_named() {
+    let cubin = root().join("traces/kernels/saxpy.cubin");
+    let c = cubin.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("keplersim-devzero-{}.cubin", std::process::id()));
+    let o = out.to_str().unwrap();
+    let tmp = std::env::temp_dir();
+    let folder = tmp.to_str().unwrap();
+    for args in [
+        vec!["disasm", "/dev/zero"],
+        vec!["check", "/dev/zero"],
+        vec!["asm", "/dev/zero", "-o", o],
+        vec!["run", c, "--launch", "/dev/zero"],
+        vec!["run", c, "--config", "/dev/zero"],
+        vec!["disasm", folder],
+    ] {
+        let (ok, _, err) = keplersim(&args);
+        assert!(
+            !ok && err.contains("not a regular file, which is what keplersim reads"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!out.exists());
+}

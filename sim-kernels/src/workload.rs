@@ -18,29 +18,39 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Reads the files a launch file in `dir` names (a buffer's starting data, a
-/// check's reference). Only a regular file no larger than the device's
-/// memory is read: a device such as `/dev/zero`, or a file no buffer can
-/// hold, is refused before a byte is, not read until the host runs out of
-/// memory.
+/// Reads a file keplersim is given (a cubin, a source, a launch file, a
+/// configuration, a buffer's starting data, a check's reference). Only a
+/// regular file no larger than the device's memory is read: a device such
+/// as `/dev/zero`, or a file larger than anything keplersim reads, is
+/// refused before a byte is, not read until the host runs out of memory.
+/// The error is the reason alone; the caller names the file.
+pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file, which is what keplersim reads",
+        ));
+    }
+    let most = sim_core::launch::Limits::default().device_bytes;
+    if meta.len() > most {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{} bytes, more than the device's {most} bytes of memory hold",
+                meta.len()
+            ),
+        ));
+    }
+    std::fs::read(path)
+}
+
+/// Reads the files a launch file in `dir` names, with [`read_input`].
 pub fn reader(dir: &Path) -> impl Fn(&str) -> Result<Vec<u8>, String> + '_ {
     move |f: &str| {
         let p = dir.join(f);
-        let said = |e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
-        let meta = std::fs::metadata(&p).map_err(|e| said(&e))?;
-        if !meta.is_file() {
-            return Err(said(
-                &"not a regular file, where a buffer's bytes are read from",
-            ));
-        }
-        let most = sim_core::launch::Limits::default().device_bytes;
-        if meta.len() > most {
-            return Err(said(&format!(
-                "{} bytes, more than the device's {most} bytes of memory hold",
-                meta.len()
-            )));
-        }
-        std::fs::read(&p).map_err(|e| said(&e))
+        read_input(&p).map_err(|e| format!("{}: {e}", p.display()))
     }
 }
 
@@ -142,7 +152,7 @@ fn include(
     origin: &mut Vec<(PathBuf, usize)>,
     stack: &mut Vec<PathBuf>,
 ) -> Result<(), Error> {
-    let bytes = std::fs::read(file).map_err(|e| Error::File {
+    let bytes = read_input(file).map_err(|e| Error::File {
         path: file.display().to_string(),
         msg: e.to_string(),
     })?;
