@@ -259,15 +259,15 @@ timing_params! {
     /// L2 line, bytes (128; a power of two).
     l2_line: u32 = 128, 32, 256;
     /// Cycles from an SM's request to an L2 hit's data back, for LD/ST/ATOM
-    /// (fitted together with `ld_outstanding` by the LD.128 streaming read,
-    /// 76 GB/s: the read gives their ratio, not each one).
-    l2_latency: u32 = 226, 1, 4096;
+    /// (measured: 188 for a dependent global load that hits L2 on a Kepler
+    /// GK110, Arafa et al., HPEC 2019, arXiv:1905.08778).
+    l2_latency: u32 = 188, 1, 4096;
     /// L2 bytes per cycle, the whole chip (not measured; assumed, above what
     /// any microbenchmark here needs).
     l2_bytes_per_cycle: u32 = 512, 16, 8192;
-    /// Extra cycles of a DRAM access beyond the L2's (not measured; the
-    /// streaming fits absorb it).
-    dram_latency: u32 = 140, 1, 4096;
+    /// Extra cycles of a DRAM access beyond the L2's (measured, same source:
+    /// 331 for a dependent global load that misses L2, less the hit's 188).
+    dram_latency: u32 = 143, 1, 4096;
     /// DRAM bandwidth, bytes per core cycle, the whole chip (data sheet: 208
     /// GB/s at 705 MHz = 295).
     dram_bytes_per_cycle: f64 = 295.0, 1.0, 10000.0;
@@ -287,9 +287,9 @@ timing_params! {
     /// Cycles from an LDG's issue to its data when every line hits the
     /// read-only cache (not measured; assumed).
     ldg_cache_latency: u32 = 60, 1, 4096;
-    /// Outstanding L2 line requests per SM for LD/ST (fitted with
-    /// `l2_latency` by the LD.128 streaming read).
-    ld_outstanding: u32 = 24, 1, 4096;
+    /// Outstanding L2 line requests per SM for LD/ST (fitted by the LD.128
+    /// streaming read, 76 GB/s, with `l2_latency` and `dram_latency`).
+    ld_outstanding: u32 = 21, 1, 4096;
     /// Outstanding line requests per SM on the read-only path (fitted by the
     /// LDG.128 streaming read, 131 GB/s, with `ldg_latency` at 120).
     ldg_outstanding: u32 = 29, 1, 4096;
