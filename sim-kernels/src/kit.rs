@@ -107,6 +107,19 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
+/// Reads a file of a kit or of a card's results, as every file keplersim
+/// is given is read ([`crate::workload::read_input`]: a regular file no
+/// larger than the device's memory).
+fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    crate::workload::read_input(path)
+}
+
+/// [`read`], as text.
+fn read_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 fn bad(path: &Path, line: usize, msg: impl std::fmt::Display) -> Error {
     Error::File {
         path: format!("{}:{line}", path.display()),
@@ -362,7 +375,7 @@ impl CardResults {
     /// recorded it.
     pub fn model_out(&self, i: usize) -> Result<Vec<u8>> {
         let p = self.dir.join(format!("model/{i:04}.out"));
-        std::fs::read(&p).map_err(|e| io(&p, e))
+        read(&p).map_err(|e| io(&p, e))
     }
 }
 
@@ -439,7 +452,7 @@ struct Manifest {
 /// Reads a kit's manifest and cubins.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("kit.txt");
-    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+    let text = read_string(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::File {
             path: dir.display().to_string(),
             msg: "not a kit (no kit.txt): `keplersim bench micro --kit DIR` or `bench sgemm \
@@ -521,7 +534,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
                 w => return Err(t.bad(format!("parameter kind `{w}`"))),
             });
         }
-        let cubin = std::fs::read(&cubin_path).map_err(|e| io(&cubin_path, e))?;
+        let cubin = read(&cubin_path).map_err(|e| io(&cubin_path, e))?;
         launches.push(Launch {
             file,
             kernel,
@@ -543,7 +556,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
 
 /// Reads `results/device.txt`.
 fn read_device(path: &Path) -> Result<Device> {
-    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    let text = read_string(path).map_err(|e| io(path, e))?;
     let (mut name, mut cc, mut clock_khz, mut sms) = (None, None, None, None);
     for (i, line) in text.lines().enumerate() {
         let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
@@ -593,7 +606,7 @@ fn read_device(path: &Path) -> Result<Device> {
 
 /// Reads a `times.txt`: a line `NNNN MS` per run.
 fn read_times(path: &Path, runs: usize) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    let text = read_string(path).map_err(|e| io(path, e))?;
     let mut ms = vec![f64::NAN; runs];
     // The line each run's time came from, to name both of a run timed twice.
     let mut from = vec![0usize; runs];
@@ -684,7 +697,7 @@ impl CardResults {
         let mut outs = Vec::with_capacity(launches.len());
         for (i, l) in launches.iter().enumerate() {
             let p = written(results.join(format!("{i:04}.out")))?;
-            let data = std::fs::read(&p).map_err(|e| io(&p, e))?;
+            let data = read(&p).map_err(|e| io(&p, e))?;
             let want = l.buffers.first().map_or(0, |b| b.bytes);
             if data.len() as u64 != want {
                 return Err(Error::File {
@@ -917,6 +930,42 @@ mod tests {
         .unwrap();
         let e = CardResults::load(&dir).unwrap_err().to_string();
         assert!(e.contains("version 7"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn results_that_are_not_files_are_refused_before_a_byte_is_read() {
+        // A device in a result's place used to be read until the host ran
+        // out of memory; a folder gave the system's bare "Is a directory".
+        let dir = scratch("devices");
+        let mut kit = Kit::new(MICRO, false, 4);
+        kit.push(launch(), vec![0; 8], 100);
+        kit.write(&dir, 705.0).unwrap();
+        as_card(&dir);
+        std::fs::write(dir.join("results/times.txt"), "0000 1.5\n").unwrap();
+        CardResults::load(&dir).unwrap();
+        for name in ["0000.out", "device.txt", "times.txt"] {
+            let p = dir.join("results").join(name);
+            let kept = std::fs::read(&p).unwrap();
+            std::fs::remove_file(&p).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+            let e = CardResults::load(&dir).unwrap_err().to_string();
+            assert!(
+                e.contains(name) && e.contains("not a regular file"),
+                "{name}: {e}"
+            );
+            std::fs::remove_file(&p).unwrap();
+            std::fs::create_dir(&p).unwrap();
+            let e = CardResults::load(&dir).unwrap_err().to_string();
+            assert!(
+                e.contains(name) && e.contains("not a regular file"),
+                "{name}: {e}"
+            );
+            std::fs::remove_dir(&p).unwrap();
+            std::fs::write(&p, kept).unwrap();
+        }
+        CardResults::load(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
