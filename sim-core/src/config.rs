@@ -211,6 +211,13 @@ timing_params! {
     /// Cycles from an LDS's issue until its value can be used, conflict-free
     /// (measured: 28).
     lds_latency: u32 = 28, 1, 1024;
+    /// Cycles from a local-memory load's issue until its value can be used,
+    /// an L1 hit (measured: 32 on a Kepler GK110, Arafa et al., HPEC 2019,
+    /// arXiv:1905.08778).
+    l1_latency: u32 = 32, 1, 1024;
+    /// Cycles from an `LDC`'s issue until its value can be used, a constant
+    /// cache hit (measured: 16 on a Kepler GK110, the same source).
+    ldc_latency: u32 = 16, 1, 1024;
     /// Width of a shared-memory bank, bytes: 4 or 8 (the kernel's
     /// cudaSharedMemConfig; the tuned kernels use 8).
     shared_bank_bytes: u32 = 8, 4, 8;

@@ -893,11 +893,12 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // Latencies. `alu_latency` (11) is the CUDA C Programming Guide's, and
     // ptxas's spacing of dependent ALU instructions (0x28) covers it with
     // `issue_interval` (3) + 8 cycles; `lds_latency` is from
-    // the measured 28, `l2_latency` from the 188 cycles Arafa et al.
-    // (HPEC 2019) measured for a dependent global load hitting L2 on a GK110,
-    // and `ldg_cache_latency` is assumed: each row reads back its
-    // parameter through a whole kernel (the pointer chase's own instructions
-    // add the issue cycle and the TEXDEPBAR's), so each is held to it.
+    // the measured 28, `l2_latency` and `l1_latency` from the 188 and 32
+    // cycles Arafa et al. (HPEC 2019) measured for a dependent load hitting
+    // L2 and L1 on a GK110, and `ldg_cache_latency` is assumed: each row
+    // reads back its parameter through a whole kernel (the pointer chase's
+    // own instructions add the issue cycle and the TEXDEPBAR's), so each is
+    // held to it.
     // The interlock: a dependent chain coded 0x20 reads each result 8
     // cycles early and is held back `interlock_cycles` (Mesa's 32) each time.
     let t = &config.timing;
@@ -925,6 +926,8 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     rows.push(Row::new("latency", "LDS", lds, "cycles").within(Kind::Fitted, 28.0, 2.0));
     let ld = s.latency("LD.E R6, [R6]", 0x20, "NOP")?;
     rows.push(Row::new("latency", "LD (L2 hit)", ld, "cycles").within(Kind::Fitted, 188.0, 2.0));
+    let ldl = s.latency("LDL R8, [R8]", 0x20, "NOP")?;
+    rows.push(Row::new("latency", "LDL (L1 hit)", ldl, "cycles").within(Kind::Fitted, 32.0, 2.0));
     let ldg = s.latency("LDG.E R6, [R6];\n        [0x20] TEXDEPBAR 0x0", 0x20, "NOP")?;
     rows.push(
         Row::new(

@@ -1918,7 +1918,7 @@ impl Sm {
         }
         match info.lat {
             Latency::S2R => ready = now + t.s2r_latency as u64,
-            Latency::Const => ready = now + t.lds_latency as u64,
+            Latency::Const => ready = now + t.ldc_latency as u64,
             _ => {}
         }
         if info.pipe == Pipe::Lsu {
@@ -1965,11 +1965,11 @@ impl Sm {
                         });
                     }
                 } else if space == Space::Local || window(LOCAL_WINDOW) {
-                    // Local memory lives in L1: shared memory's latency.
+                    // Local memory lives in L1, and hits it.
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
                     self.lsu.free = now + n.max(1) as u64;
-                    ready = now + n.max(1) as u64 - 1 + t.lds_latency as u64;
+                    ready = now + n.max(1) as u64 - 1 + t.l1_latency as u64;
                 } else {
                     let mut lines = [(0u64, 0u32); 64];
                     let n = global_lines(&addrs, mask, size, &mut lines);
