@@ -108,6 +108,14 @@ impl Trace {
     /// Reads the trace in `path`, a chunk at a time: the file's bytes are
     /// never in memory whole beside the events decoded from them.
     pub fn read(path: &Path) -> Result<Trace> {
+        // A pipe would block the open, a device could be read for ever.
+        let meta = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?;
+        if !meta.is_file() {
+            bail!(
+                "{}: not a regular file, which is what keplersim reads",
+                path.display()
+            );
+        }
         let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
         Trace::decode(Decoder::new(f)).with_context(|| format!("{}", path.display()))
     }
@@ -771,6 +779,31 @@ pub(crate) mod tests {
     /// A header whose chip no configuration allows (a damaged or hand-made
     /// file) is refused with the field and its value: the viewer would size
     /// its index by 2^32 schedulers, or add to a stall of 2^32 cycles.
+    /// A folder, a device or a pipe where a trace belongs is named at once:
+    /// a pipe used to block `keplersim view` for ever in its open.
+    #[test]
+    #[cfg(unix)]
+    fn a_trace_that_is_not_a_file_is_refused_before_it_is_opened() {
+        let dir = std::env::temp_dir().join(format!("keplersim-trace-nf-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let mut paths = vec![dir.clone(), PathBuf::from("/dev/null")];
+        if made.is_ok_and(|s| s.success()) {
+            paths.push(fifo);
+        }
+        for p in paths {
+            let e = format!("{:#}", Trace::read(&p).unwrap_err());
+            assert!(
+                e.contains(&p.display().to_string()) && e.contains("not a regular file"),
+                "{}: {e}",
+                p.display()
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_header_no_run_writes_is_refused() {
         type Damage = fn(&mut Header);
