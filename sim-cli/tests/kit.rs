@@ -247,6 +247,21 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
             "{line}"
         );
     }
+    // The latencies measured on another GK110, beside the card's own.
+    for (field, row, model) in [
+        ("l2_latency", "LD (L2 hit)", 188),
+        ("l1_latency", "LDL (L1 hit)", 32),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(field))
+            .unwrap_or_else(|| panic!("no line for {field}: {out}"));
+        assert!(
+            line.contains(row)
+                && line.ends_with(&format!("card {model}.0 cycles; the model's {model}")),
+            "{line}"
+        );
+    }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

@@ -1356,8 +1356,8 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
 
 /// What the card says of each reading, as `keplersim bench micro --card`
 /// prints it: the row's figure on the card, on the model under each value
-/// of the field, and the value the card is nearer; then the L2 hit the card
-/// measured beside `l2_latency`.
+/// of the field, and the value the card is nearer; then the L2 and L1 hits
+/// the card measured beside `l2_latency` and `l1_latency`.
 pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> String {
     use std::fmt::Write;
     let mut t = String::new();
@@ -1384,12 +1384,18 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
             r.nearest(v).map_or("-".into(), |n| n.to_string())
         );
     }
-    if let Some(v) = on_card("LD (L2 hit)") {
-        let _ = writeln!(
-            t,
-            "  {:<20} {:<50} card {v:.1} cycles; the model's {}",
-            "l2_latency", "LD (L2 hit)", config.timing.l2_latency
-        );
+    // The latencies measured on another GK110, which the card measures on
+    // itself.
+    for (field, row, model) in [
+        ("l2_latency", "LD (L2 hit)", config.timing.l2_latency),
+        ("l1_latency", "LDL (L1 hit)", config.timing.l1_latency),
+    ] {
+        if let Some(v) = on_card(row) {
+            let _ = writeln!(
+                t,
+                "  {field:<20} {row:<50} card {v:.1} cycles; the model's {model}"
+            );
+        }
     }
     t
 }
