@@ -452,6 +452,14 @@ struct Manifest {
 /// Reads a kit's manifest and cubins.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join("kit.txt");
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::File {
+            path: dir.display().to_string(),
+            msg: "not a kit (a kit is a folder, with kit.txt in it): `keplersim bench micro \
+                  --kit DIR` or `bench sgemm --kit DIR` makes one"
+                .into(),
+        });
+    }
     let text = read_string(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::File {
             path: dir.display().to_string(),
@@ -856,6 +864,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a kit (no kit.txt)"), "{e}");
+        // A file, or a device, where the kit's folder belongs.
+        for f in [dir.join("kit.txt"), PathBuf::from("/dev/zero")] {
+            let e = CardResults::load(&f).unwrap_err().to_string();
+            assert!(
+                e.contains(&f.display().to_string()) && e.contains("a kit is a folder"),
+                "{e}"
+            );
+        }
         let e = CardResults::load(&dir).unwrap_err().to_string();
         assert!(e.contains("results") && e.contains("run_kit"), "{e}");
         as_card(&dir);
