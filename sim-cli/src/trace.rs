@@ -109,13 +109,7 @@ impl Trace {
     /// never in memory whole beside the events decoded from them.
     pub fn read(path: &Path) -> Result<Trace> {
         // A pipe would block the open, a device could be read for ever.
-        let meta = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?;
-        if !meta.is_file() {
-            bail!(
-                "{}: not a regular file, which is what keplersim reads",
-                path.display()
-            );
-        }
+        sim_kernels::workload::regular_file(path).with_context(|| format!("{}", path.display()))?;
         let f = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
         Trace::decode(Decoder::new(f)).with_context(|| format!("{}", path.display()))
     }

@@ -21,6 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::workload::read_input;
 use crate::Error;
 
 type Result<T> = std::result::Result<T, Error>;
@@ -107,16 +108,10 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Reads a file of a kit or of a card's results, as every file keplersim
-/// is given is read ([`crate::workload::read_input`]: a regular file no
-/// larger than the device's memory).
-fn read(path: &Path) -> std::io::Result<Vec<u8>> {
-    crate::workload::read_input(path)
-}
-
-/// [`read`], as text.
+/// A file of a kit or of a card's results, as text, read as every file
+/// keplersim is given is ([`read_input`]).
 fn read_string(path: &Path) -> std::io::Result<String> {
-    String::from_utf8(read(path)?)
+    String::from_utf8(read_input(path)?)
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
@@ -375,7 +370,7 @@ impl CardResults {
     /// recorded it.
     pub fn model_out(&self, i: usize) -> Result<Vec<u8>> {
         let p = self.dir.join(format!("model/{i:04}.out"));
-        read(&p).map_err(|e| io(&p, e))
+        read_input(&p).map_err(|e| io(&p, e))
     }
 }
 
@@ -542,7 +537,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
                 w => return Err(t.bad(format!("parameter kind `{w}`"))),
             });
         }
-        let cubin = read(&cubin_path).map_err(|e| io(&cubin_path, e))?;
+        let cubin = read_input(&cubin_path).map_err(|e| io(&cubin_path, e))?;
         launches.push(Launch {
             file,
             kernel,
@@ -705,7 +700,7 @@ impl CardResults {
         let mut outs = Vec::with_capacity(launches.len());
         for (i, l) in launches.iter().enumerate() {
             let p = written(results.join(format!("{i:04}.out")))?;
-            let data = read(&p).map_err(|e| io(&p, e))?;
+            let data = read_input(&p).map_err(|e| io(&p, e))?;
             let want = l.buffers.first().map_or(0, |b| b.bytes);
             if data.len() as u64 != want {
                 return Err(Error::File {

@@ -26,13 +26,7 @@ pub fn root() -> PathBuf {
 /// The error is the reason alone; the caller names the file.
 pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::{Error, ErrorKind};
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(Error::new(
-            ErrorKind::InvalidInput,
-            "not a regular file, which is what keplersim reads",
-        ));
-    }
+    let meta = regular_file(path)?;
     let most = sim_core::launch::Limits::default().device_bytes;
     if meta.len() > most {
         return Err(Error::new(
@@ -44,6 +38,20 @@ pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
         ));
     }
     std::fs::read(path)
+}
+
+/// The metadata of `path` if it is a regular file: a folder, a device or a
+/// pipe (whose open would block) is refused before it is opened. The error
+/// is the reason alone; the caller names the file.
+pub fn regular_file(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file, which is what keplersim reads",
+        ));
+    }
+    Ok(meta)
 }
 
 /// Reads the files a launch file in `dir` names, with [`read_input`].
