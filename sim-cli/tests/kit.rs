@@ -251,6 +251,7 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     for (field, row, model) in [
         ("l2_latency", "LD (L2 hit)", 188),
         ("l1_latency", "LDL (L1 hit)", 32),
+        ("fp64_latency", "DADD chain", 10),
     ] {
         let line = out
             .lines()

@@ -179,7 +179,8 @@ timing_params! {
     /// Cycles an FP64 warp-instruction occupies its scheduler's FP64 units
     /// (64 FP64 units per SM, 16 per scheduler: 2 cycles per warp).
     fp64_interval: u32 = 2, 1, 64;
-    /// Cycles from issue to an FP64 result (not measured).
+    /// Cycles from issue to an FP64 result (measured: 10 for a dependent
+    /// DADD on a Kepler GK110, Arafa et al., HPEC 2019).
     fp64_latency: u32 = 10, 1, 256;
     /// Issue cycles a scheduler loses, per instruction, to a 2-way register
     /// bank conflict, on average, beside the warp's own hold (fitted by the

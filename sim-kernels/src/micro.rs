@@ -895,7 +895,8 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // `issue_interval` (3) + 8 cycles; `lds_latency` is from
     // the measured 28, `l2_latency` and `l1_latency` from the 188 and 32
     // cycles Arafa et al. (HPEC 2019) measured for a dependent load hitting
-    // L2 and L1 on a GK110, and `ldg_cache_latency` is assumed: each row
+    // L2 and L1 on a GK110, `fp64_latency` from the 10 they measured for a
+    // dependent DADD, and `ldg_cache_latency` is assumed: each row
     // reads back its parameter through a whole kernel (the pointer chase's
     // own instructions add the issue cycle and the TEXDEPBAR's), so each is
     // held to it.
@@ -928,6 +929,8 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     rows.push(Row::new("latency", "LD (L2 hit)", ld, "cycles").within(Kind::Fitted, 188.0, 2.0));
     let ldl = s.latency("LDL R8, [R8]", 0x20, "NOP")?;
     rows.push(Row::new("latency", "LDL (L1 hit)", ldl, "cycles").within(Kind::Fitted, 32.0, 2.0));
+    let dadd = s.latency("DADD R0, R0, R2", 0x20, "NOP")?;
+    rows.push(Row::new("latency", "DADD chain", dadd, "cycles").within(Kind::Fitted, 10.0, 2.0));
     let ldg = s.latency("LDG.E R6, [R6];\n        [0x20] TEXDEPBAR 0x0", 0x20, "NOP")?;
     rows.push(
         Row::new(
@@ -1389,6 +1392,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
     for (field, row, model) in [
         ("l2_latency", "LD (L2 hit)", config.timing.l2_latency),
         ("l1_latency", "LDL (L1 hit)", config.timing.l1_latency),
+        ("fp64_latency", "DADD chain", config.timing.fp64_latency),
     ] {
         if let Some(v) = on_card(row) {
             let _ = writeln!(
