@@ -19,6 +19,8 @@ for f in $(find "$root/traces" -name '*.cubin' | sort); do cp "$f" "$out/cubin/$
 for f in $(find "$root/traces" -name '*.sass' | sort); do cp "$f" "$out/asm/$((n++)).sass"; done
 for f in $(find "$root/traces" -name '*.launch.ron' | sort); do cp "$f" "$out/launch/$((n++)).ron"; done
 for f in $(find "$root/configs" -name '*.ron' | sort); do cp "$f" "$out/config/$((n++)).ron"; done
+# The configuration with `--param` settings after a 0 byte, a line each.
+{ cat "$root/configs/k20m.ron"; printf '\0timing.issue_interval=2\nreuse_warps=0\nchip.sms=2\n'; } > "$out/config/$((n++)).ron"
 # The ISA corpus's words, 8 to a seed (little-endian).
 python3 - "$root/traces/isa-corpus/corpus.txt" "$out/decode" <<'PY'
 import struct, sys

@@ -98,13 +98,26 @@ fn tiny_kernel() -> &'static Cubin {
     })
 }
 
-/// Machine configurations: parse and validate; a valid one runs a small
-/// kernel timed.
+/// Machine configurations, with `--param` settings over them: parse, set
+/// and validate; a valid one runs a small kernel timed.
 pub fn config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else {
+    // The file, then (after a 0 byte) `--param` settings, a line each.
+    let (file, params) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], &data[at + 1..]),
+        None => (data, &[][..]),
+    };
+    let Ok(text) = std::str::from_utf8(file) else {
         return;
     };
-    let Ok(config) = Config::parse(text, "fuzz.ron") else {
+    let params: Vec<sim_core::config::Param> = String::from_utf8_lossy(params)
+        .lines()
+        .filter_map(|l| l.parse().ok())
+        .collect();
+    let parsed = Config::parse_with(Some(text), "fuzz.ron", &params);
+    if params.is_empty() {
+        assert_eq!(parsed, Config::parse(text, "fuzz.ron"));
+    }
+    let Ok(config) = parsed else {
         return;
     };
     let Ok(spec) = launch::parse(

@@ -7,6 +7,8 @@ use anyhow::{anyhow, bail, Result};
 use clap::Subcommand;
 use sim_kernels::speed::{self, Best, GOAL_CYCLES_PER_S, GOAL_SIZE};
 
+use crate::run::Machine;
+
 /// The benchmarks.
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -36,10 +38,8 @@ pub enum BenchCmd {
         /// Threads to run the SMs on.
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        /// The machine configuration (default: the K20m, as
-        /// `configs/k20m.ron`).
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        machine: Machine,
         /// Also write the figures, with the host they were measured on, as
         /// JSON here.
         #[arg(long)]
@@ -54,10 +54,8 @@ pub enum BenchCmd {
         /// 128, runs only at multiples of 384).
         #[arg(long, value_delimiter = ',', default_value = "768,1536,3072")]
         sizes: Vec<i64>,
-        /// The machine configuration (default: the K20m, as
-        /// `configs/k20m.ron`).
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        machine: Machine,
         /// Simulations run at once (each on one core).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
@@ -77,16 +75,14 @@ pub enum BenchCmd {
         /// Print a card's results of a kit (DIR/results, written by run_kit)
         /// beside the model's, each C checked against the model's, and the
         /// ladder's gains on the card; runs nothing on the model
-        #[arg(long, value_name = "DIR", conflicts_with_all = ["sizes", "jobs", "plot", "config"])]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["sizes", "jobs", "plot", "config", "param"])]
         card: Option<PathBuf>,
     },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
     Micro {
-        /// The machine configuration (default: the K20m, as
-        /// `configs/k20m.ron`).
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        machine: Machine,
         /// Also write the rows as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -117,10 +113,8 @@ pub enum BenchCmd {
         /// m = n = k (a multiple of 256).
         #[arg(long, default_value_t = 512)]
         size: u32,
-        /// The machine configuration (default: the K20m, as
-        /// `configs/k20m.ron`).
-        #[arg(long)]
-        config: Option<PathBuf>,
+        #[command(flatten)]
+        machine: Machine,
         /// Also write the rows and findings as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -156,12 +150,12 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             size,
             runs,
             threads,
-            config,
+            machine,
             json,
-        } => speed(size, runs, threads, config.as_deref(), json.as_deref()),
+        } => speed(size, runs, threads, &machine, json.as_deref()),
         BenchCmd::Sgemm {
             sizes,
-            config,
+            machine,
             jobs,
             json,
             plot,
@@ -172,7 +166,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             None => crate::ladder::run(
                 &workspace().join("traces/sgemm"),
                 &sizes,
-                config.as_deref(),
+                &machine,
                 jobs,
                 json.as_ref(),
                 plot.as_deref(),
@@ -180,40 +174,34 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             ),
         },
         BenchCmd::Micro {
-            config,
+            machine,
             json,
             fast,
             check,
             kit,
             card,
         } => match card {
-            Some(dir) => micro_card(config.as_deref(), json.as_deref(), &dir),
-            None => micro(
-                config.as_deref(),
-                json.as_deref(),
-                fast,
-                check,
-                kit.as_deref(),
-            ),
+            Some(dir) => micro_card(&machine, json.as_deref(), &dir),
+            None => micro(&machine, json.as_deref(), fast, check, kit.as_deref()),
         },
         BenchCmd::Study {
             size,
-            config,
+            machine,
             json,
             plot,
-        } => crate::study::run(size, config.as_deref(), json.as_deref(), plot.as_deref()),
+        } => crate::study::run(size, &machine, json.as_deref(), plot.as_deref()),
     }
 }
 
 fn micro(
-    config: Option<&Path>,
+    machine: &Machine,
     json: Option<&Path>,
     fast: bool,
     check: bool,
     kit: Option<&Path>,
 ) -> Result<()> {
     use sim_kernels::micro::{self, Kind};
-    let cfg = crate::run::load_config(config)?;
+    let cfg = machine.load()?;
     let t0 = std::time::Instant::now();
     let rows = match kit {
         None => micro::suite(&workspace(), &cfg, fast)?,
@@ -265,10 +253,10 @@ pub fn write_kit(
 
 /// `bench micro --card DIR`: the suite's figures from a card's results of
 /// its kit, beside the model's.
-fn micro_card(config: Option<&Path>, json: Option<&Path>, dir: &Path) -> Result<()> {
+fn micro_card(machine: &Machine, json: Option<&Path>, dir: &Path) -> Result<()> {
     use sim_kernels::kit::CardResults;
     use sim_kernels::micro;
-    let cfg = crate::run::load_config(config)?;
+    let cfg = machine.load()?;
     let card = CardResults::load(dir)?;
     let d = card.device.clone();
     let (fast, runs) = (card.fast, card.launches.len());
@@ -408,7 +396,7 @@ fn speed(
     size: i64,
     runs: u32,
     threads: usize,
-    config: Option<&Path>,
+    machine: &Machine,
     json: Option<&Path>,
 ) -> Result<()> {
     if threads == 0 {
@@ -416,7 +404,7 @@ fn speed(
     }
     let runs = at_least_one("--runs", runs)?;
     let sgemm = launch(size)?;
-    let cfg = crate::run::load_config(config)?;
+    let cfg = machine.load()?;
     // An SM runs on one thread at a time, so the run takes no more threads
     // than the chip has SMs; the report names the threads it used.
     let sms = cfg.chip.sms as usize;

@@ -11,14 +11,14 @@ use sim_kernels::ladder::{self, KERNELS, PAPER, PAPER_ALL};
 pub fn run(
     dir: &Path,
     sizes: &[i64],
-    config_path: Option<&Path>,
+    machine: &crate::run::Machine,
     jobs: usize,
     json: Option<&PathBuf>,
     plot: Option<&Path>,
     kit: Option<&Path>,
 ) -> Result<()> {
     crate::bench::at_least_one("--jobs", jobs)?;
-    let config = crate::run::load_config(config_path)?;
+    let config = machine.load()?;
     let done = |row: &ladder::Row| {
         eprintln!(
             "{} at {}: {:.1} GFlop/s, {} ({:.0} s)",
@@ -70,7 +70,7 @@ pub fn run(
     println!(
         "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {}), m = n = k, simulated on {}; every C checked bit for bit.",
         config.chip.sms,
-        config_path.map_or("configs/k20m.ron".into(), |p| p.display().to_string())
+        machine.describe()
     );
     // Each step's gain over the one before, beside the paper's.
     let mut head = "\n| step | paper (K20m) |".to_string();

@@ -105,10 +105,10 @@ enum Cmd {
         /// reads).
         #[arg(long)]
         no_reuse: bool,
-        /// The machine configuration whose reading of the operand collector
-        /// the check follows (default: the K20m, as `configs/k20m.ron`).
-        #[arg(long)]
-        config: Option<PathBuf>,
+        /// The machine configuration (its reading of the operand collector,
+        /// which the check follows).
+        #[command(flatten)]
+        machine: run::Machine,
     },
     /// Generate kernels as keplersim assembler source.
     Gen {
@@ -209,11 +209,11 @@ fn check(
     strict: bool,
     summary: bool,
     no_reuse: bool,
-    config: Option<&std::path::Path>,
+    machine: &run::Machine,
 ) -> Result<()> {
     let opts = sim_core::check::Options {
         no_reuse,
-        ..sim_core::check::Options::for_timing(&run::load_config(config)?.timing)
+        ..sim_core::check::Options::for_timing(&machine.load()?.timing)
     };
     let cubin = run::load_cubin(file, &[])?;
     let names: Vec<String> = cubin.kernels.iter().map(|k| k.name.clone()).collect();
@@ -320,14 +320,14 @@ pub fn main() -> ExitCode {
             strict,
             summary,
             no_reuse,
-            config,
+            machine,
         } => check(
             &file,
             kernel.as_deref(),
             strict,
             summary,
             no_reuse,
-            config.as_deref(),
+            &machine,
         ),
         Cmd::Run(args) => run::run(*args),
         Cmd::Bench { cmd } => bench::run(cmd),

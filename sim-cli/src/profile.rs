@@ -28,9 +28,8 @@ pub struct ProfileArgs {
     /// Override a launch-file variable: `--set n=4096` (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// The machine configuration (default: the K20m, as `configs/k20m.ron`).
-    #[arg(long, value_name = "FILE.ron")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub machine: crate::run::Machine,
     /// How many instructions the sorted views list (0 leaves the views out).
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -76,7 +75,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
     } = crate::run::locate(Some(&args.file), args.launch.as_deref(), &sets)?;
     let read = crate::run::reader(&dir);
     let cubin = crate::run::load_cubin_with(&file, &[], &r.nvrtc_options)?;
-    let config = crate::run::load_config(args.config.as_deref())?;
+    let config = args.machine.load()?;
     let mut global = sim_core::mem::GlobalMem::new();
     let prog = sim_core::program::Program::load(&cubin, &r.kernel, &mut global)
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;

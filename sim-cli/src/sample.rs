@@ -92,6 +92,9 @@ pub fn run(
         let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
         line("vars", v.join(" "), json!(r.vars));
     }
+    if let Some(m) = args.machine.json() {
+        line("machine", args.machine.describe(), m);
+    }
     let waves = s.grid_blocks as f64 / s.wave as f64;
     let done = s.ledger.done();
     line(

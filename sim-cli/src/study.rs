@@ -12,14 +12,14 @@ use sim_kernels::study;
 /// K20m) and prints it; `json` also writes the rows and findings.
 pub fn run(
     size: u32,
-    config: Option<&Path>,
+    machine: &crate::run::Machine,
     json: Option<&Path>,
     plot: Option<&Path>,
 ) -> Result<()> {
     if size == 0 || !size.is_multiple_of(study::GRAIN) {
         bail!("--size {size}: a positive multiple of {}", study::GRAIN);
     }
-    let cfg = crate::run::load_config(config)?;
+    let cfg = machine.load()?;
     let root = sim_kernels::workload::root();
     println!(
         "{:>7} {:>6} {:>7} {:>5} {:>9} {:>8} {:>8} {:>11} {:>11} {:>7} {:>8} {:>6}",

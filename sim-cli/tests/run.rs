@@ -169,6 +169,112 @@ fn the_shipped_config_runs_and_a_bad_one_is_refused_with_its_line() {
 }
 
 #[test]
+fn a_param_runs_as_a_copy_of_the_config_with_that_field_changed() {
+    // The ladder's +LDG128 kernel is bound by how often a warp may issue
+    // single instructions, so the issue interval moves its cycles.
+    let ldg = path("traces/sgemm/ladder/ldg128.cubin");
+    let cycles = |out: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("cycles"))
+            .unwrap_or_else(|| panic!("no cycles line: {out}"));
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let copy = std::env::temp_dir().join(format!("keplersim-i2-{}.ron", std::process::id()));
+    let shipped = std::fs::read_to_string(path("configs/k20m.ron")).unwrap();
+    let changed = shipped
+        .replace("issue_interval: 3,", "issue_interval: 2,")
+        .replace("alu_latency: 11,", "alu_latency: 10,");
+    assert_ne!(changed, shipped);
+    std::fs::write(&copy, changed).unwrap();
+    let copy = copy.display().to_string();
+    let (ok, by_file, err) = keplersim(&["run", &ldg, "--config", &copy]);
+    assert!(ok, "{err}");
+    let (ok, by_param, err) = keplersim(&[
+        "run",
+        &ldg,
+        "--param",
+        "timing.issue_interval=2",
+        "--param",
+        "alu_latency=10",
+    ]);
+    assert!(ok, "{err}");
+    let (ok, shipped_run, err) = keplersim(&["run", &ldg]);
+    assert!(ok, "{err}");
+    assert_eq!(cycles(&by_param), cycles(&by_file));
+    assert_ne!(cycles(&by_param), cycles(&shipped_run));
+    // The report says what it simulated, when it is not the K20m as shipped.
+    assert!(
+        by_param.lines().any(|l| l
+            == "machine     configs/k20m.ron with timing.issue_interval=2, timing.alu_latency=10"),
+        "{by_param}"
+    );
+    assert!(
+        by_file.contains(&format!("machine     {copy}\n")),
+        "{by_file}"
+    );
+    assert!(!shipped_run.contains("machine"), "{shipped_run}");
+    // Over a file, a param wins; the JSON report records both.
+    let (ok, json, err) = keplersim(&[
+        "run",
+        &ldg,
+        "--config",
+        &copy,
+        "--param",
+        "issue_interval=3",
+        "--param",
+        "alu_latency=11",
+        "--json",
+    ]);
+    let _ = std::fs::remove_file(&copy);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["cycles"]["cycles"].as_u64(), Some(cycles(&shipped_run)));
+    assert_eq!(v["machine"]["config"].as_str(), Some(copy.as_str()));
+    assert_eq!(
+        v["machine"]["params"],
+        serde_json::json!(["timing.issue_interval=3", "timing.alu_latency=11"])
+    );
+    // The static checker reads the collector as the param sets it: with
+    // nothing kept across warps, the paper's static count.
+    let (ok, out, err) = keplersim(&[
+        "check",
+        &path("traces/sgemm/ladder/baseline.cubin"),
+        "--summary",
+        "--param",
+        "reuse_warps=0",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("bank conflicts 373 2-way, 64 3-way"), "{out}");
+    // A bad one names itself.
+    let saxpy = path("traces/kernels/saxpy.cubin");
+    for (param, want) in [
+        (
+            "issue_interval=0",
+            "--param timing.issue_interval=0: timing.issue_interval: 0 is outside 1..=16",
+        ),
+        (
+            "timing.reuse_warps=all",
+            "--param timing.reuse_warps=all: timing.reuse_warps: `all` is not a whole number",
+        ),
+        (
+            "issue_intervall=2",
+            "`issue_intervall` is no field of the configuration",
+        ),
+        (
+            "chip.issue_interval=2",
+            "`chip` has no field `issue_interval` (it has: sms,",
+        ),
+        ("issue_interval", "expected FIELD=VALUE"),
+    ] {
+        let (ok, _, err) = keplersim(&["run", &saxpy, "--param", param]);
+        assert!(!ok, "{param}");
+        assert!(err.contains(want), "{param}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
 fn bad_command_lines_name_what_is_wrong() {
     let saxpy = path("traces/kernels/saxpy.cubin");
     for (args, want) in [

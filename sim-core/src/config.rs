@@ -100,6 +100,20 @@ macro_rules! timing_params {
         }
 
         impl RawTiming {
+            /// Sets parameter `name` to `value` as written on a command line;
+            /// none when there is no such parameter.
+            fn set(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+                match name {
+                    $( stringify!($name) => Some(parse_value::<$ty>(value).map(|v| {
+                        self.$name = Some(v);
+                    })), )*
+                    _ => None,
+                }
+            }
+
+            /// Every parameter's name.
+            const NAMES: &'static [&'static str] = &[$( stringify!($name), )*];
+
             fn validate(&self, text: &str, file: &str) -> Result<Timing, ConfigError> {
                 Ok(Timing { $(
                     $name: {
@@ -318,6 +332,36 @@ pub struct RawConfig {
     pub timing: RawTiming,
 }
 
+/// Sets a field of the chip section as a command line writes it.
+macro_rules! chip_fields {
+    ($($name:ident),* $(,)?) => {
+        impl RawChip {
+            const NAMES: &'static [&'static str] = &[$( stringify!($name), )*];
+
+            fn set(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+                match name {
+                    $( stringify!($name) => Some(parse_value(value).map(|v| {
+                        self.$name = Some(v);
+                    })), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+chip_fields!(
+    sms,
+    clock_mhz,
+    max_threads_per_block,
+    max_threads_per_sm,
+    max_blocks_per_sm,
+    registers_per_sm,
+    max_registers_per_thread,
+    shared_per_sm,
+    shared_per_block,
+);
+
 /// The chip section as written.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -333,9 +377,83 @@ pub struct RawChip {
     pub shared_per_block: Option<u32>,
 }
 
+/// A field given on a command line, after the configuration file:
+/// `timing.issue_interval=2` (`--param`). The section may be left out when
+/// the name is the field's alone (`issue_interval=2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// `timing.issue_interval`.
+    pub field: String,
+    /// As written: `2`.
+    pub value: String,
+}
+
+impl std::str::FromStr for Param {
+    type Err = String;
+
+    /// Reads `FIELD=VALUE`, naming the field in full (`chip.` or `timing.`);
+    /// the value is checked when the configuration is built.
+    fn from_str(s: &str) -> Result<Param, String> {
+        let Some((name, value)) = s.split_once('=') else {
+            return Err(format!(
+                "`{s}`: expected FIELD=VALUE (`timing.issue_interval=2`)"
+            ));
+        };
+        let name = name.trim();
+        let (section, field) = match name.split_once('.') {
+            Some((section, field)) => (section, field),
+            None if RawTiming::NAMES.contains(&name) => ("timing", name),
+            None if RawChip::NAMES.contains(&name) => ("chip", name),
+            None => ("", name),
+        };
+        let names = match section {
+            "timing" => RawTiming::NAMES,
+            "chip" => RawChip::NAMES,
+            _ if field == name => {
+                return Err(format!(
+                    "`{name}` is no field of the configuration (`chip.` and `timing.` list theirs in configs/k20m.ron)"
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "`{name}`: the configuration has two sections, `chip` and `timing`"
+                ))
+            }
+        };
+        if !names.contains(&field) {
+            return Err(format!(
+                "`{name}`: `{section}` has no field `{field}` (it has: {})",
+                names.join(", ")
+            ));
+        }
+        Ok(Param {
+            field: format!("{section}.{field}"),
+            value: value.trim().to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.field, self.value)
+    }
+}
+
+/// `value` read as a field of type `T`, or why it is not one.
+fn parse_value<T: std::str::FromStr>(value: &str) -> Result<T, String> {
+    value.trim().parse::<T>().map_err(|_| {
+        let what = if std::any::type_name::<T>() == "f64" {
+            "a number"
+        } else {
+            "a whole number, 0 or more"
+        };
+        format!("`{value}` is not {what}")
+    })
+}
+
 /// A configuration that cannot be used: where and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {field}: {why}")]
+#[error("{file}{}: {field}: {why}", if *line > 0 { format!(":{line}") } else { String::new() })]
 pub struct ConfigError {
     pub file: String,
     /// 1-based; 0 when the field is not written in the file.
@@ -363,6 +481,80 @@ impl Config {
             }),
         })?;
         Config::validate(&raw, text, file)
+    }
+
+    /// [`Config::parse`] of `text` (none: the K20m), then each of `params`
+    /// set over it, in order. An error in a value a parameter set names
+    /// the parameter (`--param timing.issue_interval=0: ...`), not the file.
+    pub fn parse_with(
+        text: Option<&str>,
+        file: &str,
+        params: &[Param],
+    ) -> Result<Config, ConfigError> {
+        let Some(text) = text else {
+            return Config::with(RawConfig::default(), "", file, params);
+        };
+        if params.is_empty() {
+            return Config::parse(text, file);
+        }
+        // The file alone must be good: its own errors point into it.
+        Config::parse(text, file)?;
+        let opts = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let raw: RawConfig = opts.from_str(text).map_err(|e| ConfigError {
+            file: file.into(),
+            line: e.position.line,
+            field: "(syntax)".into(),
+            why: e.to_string(),
+        })?;
+        Config::with(raw, text, file, params)
+    }
+
+    fn with(
+        mut raw: RawConfig,
+        text: &str,
+        file: &str,
+        params: &[Param],
+    ) -> Result<Config, ConfigError> {
+        let at = |p: &Param, why: String| ConfigError {
+            file: format!("--param {p}"),
+            line: 0,
+            field: p.field.clone(),
+            why,
+        };
+        for p in params {
+            let set = match p.field.split_once('.') {
+                Some(("timing", f)) => raw.timing.set(f, &p.value),
+                Some(("chip", f)) => raw.chip.set(f, &p.value),
+                _ => None,
+            };
+            match set {
+                Some(Ok(())) => {}
+                Some(Err(why)) => return Err(at(p, why)),
+                None => return Err(at(p, "no such field".into())),
+            }
+        }
+        Config::validate(&raw, text, file).map_err(|e| {
+            // The last parameter that set the field the error is about, or
+            // the other field of a bound it broke.
+            let names = |p: &&Param| {
+                let short = p.field.split_once('.').map_or("", |(_, f)| f);
+                e.why
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|w| w == short)
+            };
+            match params.iter().rev().find(|p| p.field == e.field) {
+                Some(p) => at(p, e.why),
+                None => match params.iter().rev().find(names) {
+                    Some(p) => ConfigError {
+                        file: format!("--param {p}"),
+                        line: 0,
+                        ..e
+                    },
+                    None => e,
+                },
+            }
+        })
     }
 
     /// Checks every value of `raw` and fills the rest from the K20m.
@@ -633,6 +825,128 @@ mod tests {
                 "timing.{f} has no comment above it"
             );
         }
+    }
+
+    fn params(list: &[&str]) -> Vec<Param> {
+        list.iter().map(|s| s.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_param_sets_its_field_over_the_file_as_the_file_would() {
+        // Each field set on the command line gives the configuration a file
+        // writing it gives.
+        let by_param = Config::parse_with(
+            None,
+            "(the K20m)",
+            &params(&["timing.issue_interval=2", "alu_latency=10", "chip.sms=4"]),
+        )
+        .unwrap();
+        let by_file = Config::parse(
+            "(chip: (sms: 4), timing: (issue_interval: 2, alu_latency: 10))",
+            "x.ron",
+        )
+        .unwrap();
+        assert_eq!(by_param, by_file);
+        assert_ne!(by_param, Config::default());
+        // Over a file, and the last of two settings wins.
+        let c = Config::parse_with(
+            Some("(timing: (reuse_warps: 0))"),
+            "x.ron",
+            &params(&["reuse_warps=4", "conflict_2way=0.5", "reuse_warps=3"]),
+        )
+        .unwrap();
+        assert_eq!((c.timing.reuse_warps, c.timing.conflict_2way), (3, 0.5));
+        assert_eq!(c.chip, Chip::K20M);
+        // Every parameter can be set, to its K20m value, as named.
+        for &(name, _, _) in Timing::LIMITS {
+            let value = format!("{:?}", Timing::K20M)
+                .split([',', '{', '}'])
+                .find_map(|f| {
+                    f.trim()
+                        .strip_prefix(&format!("{name}: "))
+                        .map(String::from)
+                })
+                .unwrap();
+            let p = params(&[&format!("timing.{name}={value}")]);
+            assert_eq!(
+                Config::parse_with(None, "(the K20m)", &p),
+                Ok(Config::default()),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_param_is_refused_by_name() {
+        let bad = |s: &str| s.parse::<Param>().unwrap_err();
+        assert_eq!(
+            bad("issue_interval"),
+            "`issue_interval`: expected FIELD=VALUE (`timing.issue_interval=2`)"
+        );
+        assert!(
+            bad("timing.issue_intervall=2").starts_with(
+                "`timing.issue_intervall`: `timing` has no field `issue_intervall` (it has: schedulers, policy,"
+            ),
+            "{}",
+            bad("timing.issue_intervall=2")
+        );
+        assert!(bad("chip.issue_interval=2").contains("`chip` has no field"));
+        assert_eq!(
+            bad("speed=2"),
+            "`speed` is no field of the configuration (`chip.` and `timing.` list theirs in configs/k20m.ron)"
+        );
+        assert_eq!(
+            bad("gpu.sms=2"),
+            "`gpu.sms`: the configuration has two sections, `chip` and `timing`"
+        );
+        let err = |list: &[&str]| {
+            Config::parse_with(None, "(the K20m)", &params(list))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(&["timing.issue_interval=x"]),
+            "--param timing.issue_interval=x: timing.issue_interval: `x` is not a whole number, 0 or more"
+        );
+        assert_eq!(
+            err(&["sms=-1"]),
+            "--param chip.sms=-1: chip.sms: `-1` is not a whole number, 0 or more"
+        );
+        assert_eq!(
+            err(&["clock_mhz=fast"]),
+            "--param chip.clock_mhz=fast: chip.clock_mhz: `fast` is not a number"
+        );
+        assert_eq!(
+            err(&["timing.issue_interval=0"]),
+            "--param timing.issue_interval=0: timing.issue_interval: 0 is outside 1..=16"
+        );
+        assert_eq!(
+            err(&["conflict_2way=NaN"]),
+            "--param timing.conflict_2way=NaN: timing.conflict_2way: NaN is outside 0..=4"
+        );
+        // A bound between two fields names the parameter that broke it.
+        assert_eq!(
+            err(&["chip.shared_per_sm=0"]),
+            "--param chip.shared_per_sm=0: chip.shared_per_block: 49152 is more than shared_per_sm (0)"
+        );
+        assert!(
+            err(&["shared_min_cycles=2"]).starts_with(
+                "--param timing.shared_min_cycles=2: timing.shared_min_cycles: 2 is more than"
+            ),
+            "{}",
+            err(&["shared_min_cycles=2"])
+        );
+        // The file's own errors still point into it.
+        let e = Config::parse_with(
+            Some("(\n timing: (alu_latency: 0),\n)"),
+            "x.ron",
+            &params(&["alu_latency=11"]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.ron:2: timing.alu_latency: 0 is outside 1..=64"
+        );
     }
 
     #[test]
