@@ -467,6 +467,11 @@ impl Config {
     /// Parses and validates a configuration file's `text`; `file` names it in
     /// errors.
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        Config::validate(&Config::read(text, file)?, text, file)
+    }
+
+    /// The file as written, every field optional.
+    fn read(text: &str, file: &str) -> Result<RawConfig, ConfigError> {
         let opts = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let raw: RawConfig = opts.from_str(text).map_err(|e| ConfigError {
@@ -480,7 +485,7 @@ impl Config {
                 _ => None,
             }),
         })?;
-        Config::validate(&raw, text, file)
+        Ok(raw)
     }
 
     /// [`Config::parse`] of `text` (none: the K20m), then each of `params`
@@ -494,19 +499,12 @@ impl Config {
         let Some(text) = text else {
             return Config::with(RawConfig::default(), "", file, params);
         };
-        if params.is_empty() {
-            return Config::parse(text, file);
-        }
+        let raw = Config::read(text, file)?;
         // The file alone must be good: its own errors point into it.
-        Config::parse(text, file)?;
-        let opts = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let raw: RawConfig = opts.from_str(text).map_err(|e| ConfigError {
-            file: file.into(),
-            line: e.position.line,
-            field: "(syntax)".into(),
-            why: e.to_string(),
-        })?;
+        let alone = Config::validate(&raw, text, file)?;
+        if params.is_empty() {
+            return Ok(alone);
+        }
         Config::with(raw, text, file, params)
     }
 
@@ -904,31 +902,35 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
-        assert_eq!(
-            err(&["timing.issue_interval=x"]),
-            "--param timing.issue_interval=x: timing.issue_interval: `x` is not a whole number, 0 or more"
-        );
-        assert_eq!(
-            err(&["sms=-1"]),
-            "--param chip.sms=-1: chip.sms: `-1` is not a whole number, 0 or more"
-        );
-        assert_eq!(
-            err(&["clock_mhz=fast"]),
-            "--param chip.clock_mhz=fast: chip.clock_mhz: `fast` is not a number"
-        );
-        assert_eq!(
-            err(&["timing.issue_interval=0"]),
-            "--param timing.issue_interval=0: timing.issue_interval: 0 is outside 1..=16"
-        );
-        assert_eq!(
-            err(&["conflict_2way=NaN"]),
-            "--param timing.conflict_2way=NaN: timing.conflict_2way: NaN is outside 0..=4"
-        );
-        // A bound between two fields names the parameter that broke it.
-        assert_eq!(
-            err(&["chip.shared_per_sm=0"]),
-            "--param chip.shared_per_sm=0: chip.shared_per_block: 49152 is more than shared_per_sm (0)"
-        );
+        for (param, want) in [
+            (
+                "timing.issue_interval=x",
+                "--param timing.issue_interval=x: timing.issue_interval: `x` is not a whole number, 0 or more",
+            ),
+            (
+                "sms=-1",
+                "--param chip.sms=-1: chip.sms: `-1` is not a whole number, 0 or more",
+            ),
+            (
+                "clock_mhz=fast",
+                "--param chip.clock_mhz=fast: chip.clock_mhz: `fast` is not a number",
+            ),
+            (
+                "timing.issue_interval=0",
+                "--param timing.issue_interval=0: timing.issue_interval: 0 is outside 1..=16",
+            ),
+            (
+                "conflict_2way=NaN",
+                "--param timing.conflict_2way=NaN: timing.conflict_2way: NaN is outside 0..=4",
+            ),
+            // A bound between two fields names the parameter that broke it.
+            (
+                "chip.shared_per_sm=0",
+                "--param chip.shared_per_sm=0: chip.shared_per_block: 49152 is more than shared_per_sm (0)",
+            ),
+        ] {
+            assert_eq!(err(&[param]), want);
+        }
         assert!(
             err(&["shared_min_cycles=2"]).starts_with(
                 "--param timing.shared_min_cycles=2: timing.shared_min_cycles: 2 is more than"
