@@ -75,8 +75,14 @@ pub enum BenchCmd {
         /// Print a card's results of a kit (DIR/results, written by run_kit)
         /// beside the model's, each C checked against the model's, and the
         /// ladder's gains on the card; runs nothing on the model
-        #[arg(long, value_name = "DIR", conflicts_with_all = ["sizes", "jobs", "plot", "config", "param"])]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["sizes", "jobs", "plot", "config", "param", "vary"])]
         card: Option<PathBuf>,
+        /// Also run the ladder with each of these values of a field, one
+        /// setting at a time over the machine, and print each step's gain
+        /// under each beside the machine's own: `--vary branch_latency=4,8`
+        /// (repeatable; a field as `--param` names it)
+        #[arg(long, value_name = "FIELD=V1,V2,...", conflicts_with = "kit")]
+        vary: Vec<String>,
     },
     /// The microbenchmark suite (`traces/micro`) on the timing model, against
     /// the K20m's measured figures: prints a table, writes JSON.
@@ -161,12 +167,14 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             plot,
             kit,
             card,
+            vary,
         } => match card {
             Some(dir) => crate::ladder::card(&dir, json.as_deref()),
             None => crate::ladder::run(
                 &workspace().join("traces/sgemm"),
                 &sizes,
                 &machine,
+                &vary,
                 jobs,
                 json.as_ref(),
                 plot.as_deref(),

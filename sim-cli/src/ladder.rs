@@ -4,14 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use sim_core::config::{Config, Param};
 use sim_kernels::ladder::{self, KERNELS, PAPER, PAPER_ALL};
 
+use crate::run::Machine;
+
 /// `keplersim bench sgemm`.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     dir: &Path,
     sizes: &[i64],
-    machine: &crate::run::Machine,
+    machine: &Machine,
+    vary: &[String],
     jobs: usize,
     json: Option<&PathBuf>,
     plot: Option<&Path>,
@@ -19,16 +24,9 @@ pub fn run(
 ) -> Result<()> {
     crate::bench::at_least_one("--jobs", jobs)?;
     let config = machine.load()?;
-    let done = |row: &ladder::Row| {
-        eprintln!(
-            "{} at {}: {:.1} GFlop/s, {} ({:.0} s)",
-            row.kernel,
-            row.size,
-            row.gflops,
-            if row.passed { "C bit-exact" } else { "C WRONG" },
-            row.wall_seconds
-        );
-    };
+    // Every setting is checked before the first run's minutes.
+    let variants = variants(machine, vary)?;
+    let done = |row: &ladder::Row| progress("", row);
     let rows = match kit {
         None => ladder::run_all(dir, sizes, &config, jobs, &done)?,
         Some(kit_dir) => {
@@ -123,40 +121,160 @@ pub fn run(
     if let Some(p) = json {
         // The rows, and at each size the steps' gains (fractions), the whole
         // ladder's (a factor) and the figures that miss the paper's check.
-        let sizes_json: Vec<serde_json::Value> = sizes
-            .iter()
-            .map(|&n| {
-                let steps: serde_json::Map<String, serde_json::Value> = PAPER
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| (p.0.to_string(), ladder::step_gain(&rows, i, n).into()))
-                    .collect();
-                let misses: Vec<serde_json::Value> = ladder::misses(&rows, n)
-                    .into_iter()
-                    .map(|(what, got, wants)| {
-                        serde_json::json!({"what": what, "got": got, "wants": wants})
-                    })
-                    .collect();
-                serde_json::json!({
-                    "size": n,
-                    "gains": steps,
-                    "all": ladder::ladder_gain(&rows, n),
-                    "tuned_over_dual": ladder::tuned_gain(&rows, n),
-                    "misses": misses,
-                })
-            })
-            .collect();
+        let sizes_json: Vec<serde_json::Value> =
+            sizes.iter().map(|&n| gains_json(&rows, n)).collect();
         let text = serde_json::to_string_pretty(&serde_json::json!({
             "rows": rows,
             "sizes": sizes_json,
         }))?;
         std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
     }
-    let wrong = ladder::wrong(&rows);
+    let mut wrong = ladder::wrong(&rows);
+    if !variants.is_empty() {
+        let mut runs = Vec::new();
+        for (param, config) in &variants {
+            let prefix = format!("[{param}] ");
+            let done = |row: &ladder::Row| progress(&prefix, row);
+            let rows = ladder::run_all(dir, sizes, config, jobs, &done)?;
+            wrong.extend(
+                ladder::wrong(&rows)
+                    .into_iter()
+                    .map(|w| format!("{w} under {param}")),
+            );
+            runs.push((param.to_string(), rows));
+        }
+        print_variants(machine, sizes, &rows, &runs);
+        if let Some(p) = json {
+            // The settings' gains beside the file written above.
+            let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
+            let mut v: serde_json::Value = serde_json::from_str(&text)?;
+            v["vary"] = runs
+                .iter()
+                .map(|(setting, rows)| {
+                    serde_json::json!({
+                        "setting": setting,
+                        "sizes": sizes.iter().map(|&n| gains_json(rows, n)).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let text = serde_json::to_string_pretty(&v)?;
+            std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
+        }
+    }
     if !wrong.is_empty() {
         bail!("C differs from the reference: {}", wrong.join(", "));
     }
     Ok(())
+}
+
+/// One run done, on stderr.
+fn progress(prefix: &str, row: &ladder::Row) {
+    eprintln!(
+        "{prefix}{} at {}: {:.1} GFlop/s, {} ({:.0} s)",
+        row.kernel,
+        row.size,
+        row.gflops,
+        if row.passed { "C bit-exact" } else { "C WRONG" },
+        row.wall_seconds
+    );
+}
+
+/// Each `--vary FIELD=V1,V2,...` setting, one at a time over `machine`'s,
+/// with the configuration it makes; a bad field or value is refused here.
+fn variants(machine: &Machine, vary: &[String]) -> Result<Vec<(Param, Config)>> {
+    let mut out = Vec::new();
+    for v in vary {
+        let Some((field, values)) = v.split_once('=') else {
+            bail!("--vary {v}: expected FIELD=V1,V2,... (`--vary branch_latency=4,8`)");
+        };
+        for value in values.split(',') {
+            let param: Param = format!("{field}={value}")
+                .parse()
+                .map_err(|e| anyhow!("--vary {v}: {e}"))?;
+            let mut m = machine.clone();
+            m.param.push(param.clone());
+            let config = m.load().map_err(|e| {
+                // The setting's own error: its field and why, not `--param`.
+                match e.downcast_ref::<sim_core::config::ConfigError>() {
+                    Some(c) if c.file.starts_with("--param") => {
+                        anyhow!("--vary {v}: {}: {}", c.field, c.why)
+                    }
+                    _ => anyhow!("--vary {v}: {e}"),
+                }
+            })?;
+            out.push((param, config));
+        }
+    }
+    Ok(out)
+}
+
+/// The steps' gains at `size` under each setting, beside the machine's own.
+fn print_variants(
+    machine: &Machine,
+    sizes: &[i64],
+    base: &[ladder::Row],
+    runs: &[(String, Vec<ladder::Row>)],
+) {
+    let mut head = "| setting |".to_string();
+    let mut rule = "|---|".to_string();
+    for (step, _, _) in PAPER {
+        head += &format!(" {step} |");
+        rule += "---|";
+    }
+    head += " all | +Dual's kernel | tuned |";
+    rule += "---|---|---|";
+    let pct = |rows: &[ladder::Row], ki: usize, n: i64| {
+        ladder::find(rows, ki, n).map_or("-".into(), |r| format!("{:.1}%", r.percent_of_peak))
+    };
+    for &n in sizes {
+        println!(
+            "\nEach setting alone over {}, at {n} (GFlop/s as percent of peak):\n{head}\n{rule}",
+            machine.describe()
+        );
+        let own = "(none)".to_string();
+        for (setting, rows) in
+            std::iter::once((&own, base)).chain(runs.iter().map(|(s, r)| (s, r.as_slice())))
+        {
+            let mut line = format!("| {setting} |");
+            for i in 0..PAPER.len() {
+                match ladder::step_gain(rows, i, n) {
+                    Some(g) => line += &format!(" {:+.1}% |", g * 100.0),
+                    None => line += " - |",
+                }
+            }
+            match ladder::ladder_gain(rows, n) {
+                Some(g) => line += &format!(" {g:.2}x |"),
+                None => line += " - |",
+            }
+            line += &format!(
+                " {} | {} |",
+                pct(rows, PAPER.len(), n),
+                pct(rows, ladder::TUNED, n)
+            );
+            println!("{line}");
+        }
+    }
+}
+
+/// The steps' gains (fractions), the whole ladder's (a factor) and the
+/// figures that miss the paper's check, at `n`.
+fn gains_json(rows: &[ladder::Row], n: i64) -> serde_json::Value {
+    let steps: serde_json::Map<String, serde_json::Value> = PAPER
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.0.to_string(), ladder::step_gain(rows, i, n).into()))
+        .collect();
+    let misses: Vec<serde_json::Value> = ladder::misses(rows, n)
+        .into_iter()
+        .map(|(what, got, wants)| serde_json::json!({"what": what, "got": got, "wants": wants}))
+        .collect();
+    serde_json::json!({
+        "size": n,
+        "gains": steps,
+        "all": ladder::ladder_gain(rows, n),
+        "tuned_over_dual": ladder::tuned_gain(rows, n),
+        "misses": misses,
+    })
 }
 
 /// `keplersim bench sgemm --card DIR`: a card's results of a kit beside the

@@ -513,6 +513,88 @@ fn the_tuned_kernel_spreads_its_global_loads() {
 }
 
 #[test]
+fn the_ladder_bench_varies_a_field_one_setting_at_a_time() {
+    let json = std::env::temp_dir().join(format!("keplersim-vary-{}.json", std::process::id()));
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "sgemm",
+        "--sizes",
+        "192",
+        "--vary",
+        "alu_latency=11",
+        "--vary",
+        "issue_interval=2,4",
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert!(ok, "{err}");
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Each setting alone over configs/k20m.ron, at 192"))
+        .collect();
+    let cells = |setting: &str| -> Vec<String> {
+        let line = table
+            .iter()
+            .find(|l| l.starts_with(&format!("| {setting} |")))
+            .unwrap_or_else(|| panic!("no row for {setting}: {out}"));
+        line.split('|')
+            .skip(2)
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    // The K20m's own value gives the machine's own ladder.
+    assert_eq!(cells("timing.alu_latency=11"), cells("(none)"));
+    // Single issue every second cycle narrows what dual issue adds; every
+    // fourth widens it.
+    let dual = |setting: &str| -> f64 { cells(setting)[3].trim_end_matches('%').parse().unwrap() };
+    assert!(
+        dual("timing.issue_interval=2") < dual("(none)")
+            && dual("(none)") < dual("timing.issue_interval=4"),
+        "{out}"
+    );
+    // Each setting's runs are checked bit for bit like the machine's.
+    assert!(
+        err.contains("[timing.issue_interval=4] baseline at 192"),
+        "{err}"
+    );
+    assert!(!err.contains("C WRONG"), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    let settings: Vec<&str> = v["vary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["setting"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        settings,
+        [
+            "timing.alu_latency=11",
+            "timing.issue_interval=2",
+            "timing.issue_interval=4"
+        ]
+    );
+    assert!(v["vary"][1]["sizes"][0]["gains"]["+Dual"]
+        .as_f64()
+        .is_some());
+    // A bad setting is refused before any run.
+    for (vary, want) in [
+        (
+            "issue_interval=0",
+            "--vary issue_interval=0: timing.issue_interval: 0 is outside 1..=16",
+        ),
+        ("issue_interval=3,,4", "`` is not a whole number"),
+        ("issue_interval", "expected FIELD=V1,V2,..."),
+        ("speed=2", "`speed` is no field of the configuration"),
+    ] {
+        let (ok, _, err) = keplersim(&["bench", "sgemm", "--sizes", "192", "--vary", vary]);
+        assert!(!ok && err.contains(want), "{vary}: {err}");
+        assert!(!err.contains("GFlop/s"), "{vary} ran: {err}");
+    }
+}
+
+#[test]
 fn the_ladder_bench_refuses_a_size_or_job_count_before_it_runs() {
     let (ok, _, err) = keplersim(&["bench", "sgemm", "--sizes", "192,100"]);
     assert!(!ok);
