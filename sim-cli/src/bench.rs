@@ -108,8 +108,15 @@ pub enum BenchCmd {
         /// Derive the figures from a card's results of a kit (DIR/results,
         /// written by run_kit) instead of the model's runs, and print them
         /// beside the model's
-        #[arg(long, value_name = "DIR", conflicts_with_all = ["fast", "check"])]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["fast", "check", "vary"])]
         card: Option<PathBuf>,
+        /// Also run the suite with each of these values of a field, one
+        /// setting at a time over the machine, and say under each which
+        /// rows leave their bands and how many figures move:
+        /// `--vary reuse_warps=0,1` (repeatable; --check holds the
+        /// machine's own rows only)
+        #[arg(long, value_name = "FIELD=V1,V2,...", conflicts_with = "kit")]
+        vary: Vec<String>,
     },
     /// The tiled-SGEMM profiling study on the simulated K20m: sgemm_tiled.cu
     /// built with NVRTC for values per thread 1 to 64 and blocks of 64, 256
@@ -188,9 +195,17 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
             check,
             kit,
             card,
+            vary,
         } => match card {
             Some(dir) => micro_card(&machine, json.as_deref(), &dir),
-            None => micro(&machine, json.as_deref(), fast, check, kit.as_deref()),
+            None => micro(
+                &machine,
+                &vary,
+                json.as_deref(),
+                fast,
+                check,
+                kit.as_deref(),
+            ),
         },
         BenchCmd::Study {
             size,
@@ -203,6 +218,7 @@ pub fn run(cmd: BenchCmd) -> Result<()> {
 
 fn micro(
     machine: &Machine,
+    vary: &[String],
     json: Option<&Path>,
     fast: bool,
     check: bool,
@@ -210,6 +226,8 @@ fn micro(
 ) -> Result<()> {
     use sim_kernels::micro::{self, Kind};
     let cfg = machine.load()?;
+    // Every setting is checked before the suite's seconds.
+    let variants = machine.variants(vary)?;
     let t0 = std::time::Instant::now();
     let rows = match kit {
         None => micro::suite(&workspace(), &cfg, fast)?,
@@ -235,6 +253,32 @@ fn micro(
     if let Some(p) = json {
         let s = serde_json::to_string_pretty(&rows)?;
         std::fs::write(p, s).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
+    if !variants.is_empty() {
+        println!("\nEach setting alone over {}:", machine.describe());
+    }
+    for (param, cfg) in &variants {
+        let under = micro::suite(&workspace(), cfg, fast)?;
+        let left: Vec<String> = under
+            .iter()
+            .filter(|r| !r.ok)
+            .map(|r| format!("`{}` ({:.2})", r.name, r.simulated))
+            .collect();
+        let moved = rows
+            .iter()
+            .zip(&under)
+            .filter(|(a, b)| (a.simulated - b.simulated).abs() > 0.005 * a.simulated.abs())
+            .count();
+        println!(
+            "- {param}: {} of {} rows out of band{}; figures moved by more than 0.5%: {moved}",
+            left.len(),
+            under.len(),
+            if left.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", left.join(", "))
+            }
+        );
     }
     if check && out > 0 {
         bail!("{out} microbenchmark figures are out of their bands");

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
-use sim_core::config::{Config, Param};
+use anyhow::{bail, Context, Result};
 use sim_kernels::ladder::{self, KERNELS, PAPER, PAPER_ALL};
 
 use crate::run::Machine;
@@ -25,7 +24,7 @@ pub fn run(
     crate::bench::at_least_one("--jobs", jobs)?;
     let config = machine.load()?;
     // Every setting is checked before the first run's minutes.
-    let variants = variants(machine, vary)?;
+    let variants = machine.variants(vary)?;
     let done = |row: &ladder::Row| progress("", row);
     let rows = match kit {
         None => ladder::run_all(dir, sizes, &config, jobs, &done)?,
@@ -177,35 +176,6 @@ fn progress(prefix: &str, row: &ladder::Row) {
         if row.passed { "C bit-exact" } else { "C WRONG" },
         row.wall_seconds
     );
-}
-
-/// Each `--vary FIELD=V1,V2,...` setting, one at a time over `machine`'s,
-/// with the configuration it makes; a bad field or value is refused here.
-fn variants(machine: &Machine, vary: &[String]) -> Result<Vec<(Param, Config)>> {
-    let mut out = Vec::new();
-    for v in vary {
-        let Some((field, values)) = v.split_once('=') else {
-            bail!("--vary {v}: expected FIELD=V1,V2,... (`--vary branch_latency=4,8`)");
-        };
-        for value in values.split(',') {
-            let param: Param = format!("{field}={value}")
-                .parse()
-                .map_err(|e| anyhow!("--vary {v}: {e}"))?;
-            let mut m = machine.clone();
-            m.param.push(param.clone());
-            let config = m.load().map_err(|e| {
-                // The setting's own error: its field and why, not `--param`.
-                match e.downcast_ref::<sim_core::config::ConfigError>() {
-                    Some(c) if c.file.starts_with("--param") => {
-                        anyhow!("--vary {v}: {}: {}", c.field, c.why)
-                    }
-                    _ => anyhow!("--vary {v}: {e}"),
-                }
-            })?;
-            out.push((param, config));
-        }
-    }
-    Ok(out)
 }
 
 /// The steps' gains at `size` under each setting, beside the machine's own.

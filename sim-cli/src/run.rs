@@ -1004,6 +1004,35 @@ impl Machine {
         }))
     }
 
+    /// Each `--vary FIELD=V1,V2,...` setting, one at a time over this machine,
+    /// with the configuration it makes; a bad field or value is refused here.
+    pub fn variants(&self, vary: &[String]) -> Result<Vec<(Param, Config)>> {
+        let mut out = Vec::new();
+        for v in vary {
+            let Some((field, values)) = v.split_once('=') else {
+                bail!("--vary {v}: expected FIELD=V1,V2,... (`--vary branch_latency=4,8`)");
+            };
+            for value in values.split(',') {
+                let param: Param = format!("{field}={value}")
+                    .parse()
+                    .map_err(|e| anyhow!("--vary {v}: {e}"))?;
+                let mut m = self.clone();
+                m.param.push(param.clone());
+                let config = m.load().map_err(|e| {
+                    // The setting's own error: its field and why, not `--param`.
+                    match e.downcast_ref::<sim_core::config::ConfigError>() {
+                        Some(c) if c.file.starts_with("--param") => {
+                            anyhow!("--vary {v}: {}: {}", c.field, c.why)
+                        }
+                        _ => anyhow!("--vary {v}: {e}"),
+                    }
+                })?;
+                out.push((param, config));
+            }
+        }
+        Ok(out)
+    }
+
     /// What a report says it simulated: `configs/k20m.ron`, or
     /// `x.ron with timing.issue_interval=2`.
     pub fn describe(&self) -> String {

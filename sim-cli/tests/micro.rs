@@ -168,3 +168,45 @@ fn without_two_warps_reads_kept_the_repeated_ffma_loses_a_quarter() {
         "{repeated} against {free}"
     );
 }
+
+#[test]
+fn vary_says_which_rows_a_setting_puts_out_of_band() {
+    // Keeping every warp's last reads (reuse_warps 8) hides the eight-warp
+    // bank rows' measured conflicts; keeping none across warps (0) keeps
+    // every row in band. A bad setting is refused before the suite runs.
+    let (ok, out, err) = keplersim(&["bench", "micro", "--fast", "--vary", "reuse_warps=0,8"]);
+    assert!(ok, "{err}");
+    let line = |setting: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("- {setting}: ")))
+            .unwrap_or_else(|| panic!("no line for {setting}: {out}"))
+            .to_string()
+    };
+    assert!(
+        out.contains("\nEach setting alone over configs/k20m.ron:\n"),
+        "{out}"
+    );
+    assert!(
+        line("timing.reuse_warps=0").contains(": 0 of "),
+        "{}",
+        line("timing.reuse_warps=0")
+    );
+    let eight = line("timing.reuse_warps=8");
+    assert!(eight.contains(": 5 of "), "{eight}");
+    for row in [
+        "FFMA R5, R2, R1, R0",
+        "FFMA R3, R2, R1, R0",
+        "FFMA R5, R9, R3, R1",
+        "FFMA R11, R9, R3, R1",
+        "FMUL R4, R2, R0",
+    ] {
+        assert!(eight.contains(&format!("`{row}` (")), "{row}: {eight}");
+    }
+    let (ok, out, err) = keplersim(&["bench", "micro", "--fast", "--vary", "reuse_warps=9"]);
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("--vary reuse_warps=9: timing.reuse_warps: 9 is outside 0..=8"),
+        "{err}"
+    );
+    assert!(!out.contains("group    benchmark"), "ran: {out}");
+}
