@@ -96,6 +96,12 @@ pub struct RunArgs {
     /// lockstep to stop there).
     #[arg(long, value_name = "CYCLE")]
     pub until: Option<u64>,
+    /// Also run the kernel with each of these values of a configuration
+    /// field, one setting at a time over the machine, each run checked, and
+    /// print its cycles beside this run's: `--vary l2_latency=150,250`
+    /// (repeatable; a field as --param names it)
+    #[arg(long, value_name = "FIELD=V1,V2,...")]
+    pub vary: Vec<String>,
     /// Recording the run for the pipeline viewer and Perfetto.
     #[command(flatten)]
     pub trace: crate::trace::TraceArgs,
@@ -162,9 +168,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         (args.plot.is_some(), "--plot needs"),
         (args.trace.wanted(), "--trace, --view and --perfetto need"),
         (args.until.is_some(), "--until needs"),
+        (!args.vary.is_empty(), "--vary needs"),
     ] {
         if asked && !timed {
             bail!("{flags} a timed run: drop --functional and --order");
+        }
+    }
+    if !args.vary.is_empty() {
+        for (asked, flag) in [
+            (args.until.is_some(), "--until"),
+            (args.trace.wanted(), "--trace, --view and --perfetto"),
+        ] {
+            if asked {
+                bail!("--vary compares whole runs, each checked: drop {flag}");
+            }
         }
     }
     let Located {
@@ -208,11 +225,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
 
     let mut config = args.machine.load()?;
+    // Every setting is checked before the first run.
+    let mut variants = args.machine.variants(&args.vary)?;
     if let Some(n) = args.sms {
         if n == 0 || n > 256 {
             bail!("--sms {n}: between 1 and 256");
         }
         config.chip.sms = n;
+        for (_, c) in &mut variants {
+            c.chip.sms = n;
+        }
     }
     tracing::info!(
         "load: {} and {} in {:.3} s",
@@ -520,6 +542,62 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     }
     json.insert("checks".into(), serde_json::Value::Array(checks));
+    if let (Some(base), None, false) = (&out.timed, partial, variants.is_empty()) {
+        let mut rows = vec![Varied::of(
+            "(none)".into(),
+            base,
+            &out.checks,
+            r.flops,
+            &config,
+        )];
+        for (param, cfg) in &variants {
+            let mut ctl = sim_core::timing::Control {
+                threads: crate::threads(args.threads)?,
+                ..Default::default()
+            };
+            let o = launch::execute_controlled(
+                &cubin,
+                &r,
+                mode,
+                cfg,
+                &read,
+                &mut sim_core::timing::Nobody,
+                &mut ctl,
+            )
+            .map_err(|e| anyhow!("--vary {param}: {e}"))?;
+            let t = o.timed.as_ref().expect("a timed run");
+            let row = Varied::of(param.to_string(), t, &o.checks, r.flops, cfg);
+            if !row.passed {
+                failed += 1;
+            }
+            rows.push(row);
+        }
+        if !args.json && !args.csv {
+            println!(
+                "\nEach setting alone over {}:\n| setting | cycles | change | IPC | GFlop/s | check |\n|---|---|---|---|---|---|",
+                args.machine.describe()
+            );
+            for v in &rows {
+                println!(
+                    "| {} | {} | {} | {:.2} | {} | {} |",
+                    v.setting,
+                    v.cycles,
+                    if v.setting == "(none)" {
+                        "-".to_string()
+                    } else {
+                        format!(
+                            "{:+.1}%",
+                            (v.cycles as f64 / rows[0].cycles as f64 - 1.0) * 100.0
+                        )
+                    },
+                    v.ipc,
+                    v.gflops.map_or("-".into(), |g| format!("{g:.1}")),
+                    if v.passed { "PASS" } else { "FAIL" }
+                );
+            }
+        }
+        json.insert("vary".into(), serde_json::to_value(&rows[1..])?);
+    }
     if args.json {
         println!("{}", serde_json::Value::Object(json));
     }
@@ -549,6 +627,34 @@ pub fn run(args: RunArgs) -> Result<()> {
         return Err(Interrupted.into());
     }
     Ok(())
+}
+
+/// One `--vary` setting's run, as the table prints it.
+#[derive(serde::Serialize)]
+struct Varied {
+    setting: String,
+    cycles: u64,
+    ipc: f64,
+    gflops: Option<f64>,
+    passed: bool,
+}
+
+impl Varied {
+    fn of(
+        setting: String,
+        t: &sim_core::timing::Timed,
+        checks: &[sim_core::launch::CheckResult],
+        flops: Option<u64>,
+        config: &Config,
+    ) -> Varied {
+        Varied {
+            setting,
+            cycles: t.cycles,
+            ipc: t.stats.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
+            gflops: flops.map(|f| f as f64 / (t.millis(config) * 1e-3) / 1e9),
+            passed: checks.iter().all(|c| c.passed()),
+        }
+    }
 }
 
 /// A run that Ctrl-C ended, after its partial report: the program exits

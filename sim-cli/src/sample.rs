@@ -47,6 +47,7 @@ pub fn run(
         (args.until.is_some(), "--until"),
         (args.dump.is_some(), "--dump"),
         (args.trace.wanted(), "--trace, --view and --perfetto"),
+        (!args.vary.is_empty(), "--vary"),
     ];
     if let Some((_, what)) = refused.iter().find(|(on, _)| *on) {
         bail!("--sample predicts a timed run's cycles from its first waves; drop {what}");

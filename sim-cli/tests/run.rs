@@ -528,3 +528,66 @@ fn thread_counts_that_cannot_be_taken_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn vary_runs_the_kernel_again_under_each_setting() {
+    // saxpy waits on its loads: a shorter L2 makes it faster, a longer one
+    // slower, and the K20m's own value gives this run's cycles.
+    let saxpy = path("traces/kernels/saxpy.cubin");
+    let (ok, out, err) = keplersim(&["run", &saxpy, "--vary", "l2_latency=94,188,376"]);
+    assert!(ok, "{err}");
+    let cycles = |setting: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("| {setting} |")))
+            .unwrap_or_else(|| panic!("no row for {setting}: {out}"));
+        assert!(line.ends_with("| PASS |"), "{line}");
+        line.split('|').nth(2).unwrap().trim().parse().unwrap()
+    };
+    assert!(
+        out.contains("\nEach setting alone over configs/k20m.ron:\n"),
+        "{out}"
+    );
+    let base = cycles("(none)");
+    assert_eq!(cycles("timing.l2_latency=188"), base);
+    assert!(cycles("timing.l2_latency=94") < base, "{out}");
+    assert!(cycles("timing.l2_latency=376") > base, "{out}");
+    // The run's own report is the one without --vary.
+    let (ok, plain, err) = keplersim(&["run", &saxpy]);
+    assert!(ok, "{err}");
+    let cycles_line = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("cycles"))
+            .map(String::from)
+    };
+    assert_eq!(cycles_line(&out), cycles_line(&plain));
+    // JSON: the settings' runs beside the report.
+    let (ok, json, err) = keplersim(&["run", &saxpy, "--vary", "l2_latency=376", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["vary"][0]["setting"], "timing.l2_latency=376");
+    assert_eq!(v["vary"][0]["passed"], true);
+    assert!(v["vary"][0]["cycles"].as_u64().unwrap() > v["cycles"]["cycles"].as_u64().unwrap());
+    // Refused before anything runs.
+    for (args, want) in [
+        (
+            vec!["--vary", "l2_latency=0"],
+            "--vary l2_latency=0: timing.l2_latency: 0 is outside 1..=4096",
+        ),
+        (vec!["--vary", "l2_latency"], "expected FIELD=V1,V2,..."),
+        (
+            vec!["--vary", "l2_latency=94", "--functional"],
+            "--vary needs a timed run",
+        ),
+        (
+            vec!["--vary", "l2_latency=94", "--until", "100"],
+            "--vary compares whole runs, each checked: drop --until",
+        ),
+    ] {
+        let mut a = vec!["run", saxpy.as_str()];
+        a.extend(args);
+        let (ok, out, err) = keplersim(&a);
+        assert!(!ok && err.contains(want), "{a:?}: {err}");
+        assert!(!out.contains("cycles"), "{a:?} ran: {out}");
+    }
+}
