@@ -174,8 +174,26 @@ fn vary_says_which_rows_a_setting_puts_out_of_band() {
     // Keeping every warp's last reads (reuse_warps 8) hides the eight-warp
     // bank rows' measured conflicts; keeping none across warps (0) keeps
     // every row in band. A bad setting is refused before the suite runs.
-    let (ok, out, err) = keplersim(&["bench", "micro", "--fast", "--vary", "reuse_warps=0,8"]);
+    let (ok, out, err) = keplersim(&[
+        "bench",
+        "micro",
+        "--fast",
+        "--vary",
+        "reuse_warps=0,8",
+        "--vary",
+        "conflict_holds_warp=0",
+    ]);
     assert!(ok, "{err}");
+    // docs/microbenchmarks.md quotes these lines.
+    let doc = std::fs::read_to_string(root().join("docs/microbenchmarks.md")).unwrap();
+    let quoted: Vec<&str> = doc.lines().filter(|l| l.starts_with("- timing.")).collect();
+    assert_eq!(quoted.len(), 3, "{quoted:?}");
+    for q in quoted {
+        assert!(
+            out.lines().any(|l| l == q),
+            "the docs quote `{q}`; the run:\n{out}"
+        );
+    }
     let line = |setting: &str| {
         out.lines()
             .find(|l| l.starts_with(&format!("- {setting}: ")))
