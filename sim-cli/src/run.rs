@@ -555,6 +555,7 @@ pub fn run(args: RunArgs) -> Result<()> {
                 threads: crate::threads(args.threads)?,
                 ..Default::default()
             };
+            let began = std::time::Instant::now();
             let o = launch::execute_controlled(
                 &cubin,
                 &r,
@@ -570,6 +571,13 @@ pub fn run(args: RunArgs) -> Result<()> {
             if !row.passed {
                 failed += 1;
             }
+            // The runs take as long as this one did: say each as it ends.
+            eprintln!(
+                "vary {param}: {} cycles, {} ({:.1} s)",
+                row.cycles,
+                if row.passed { "checks PASS" } else { "checks FAIL" },
+                began.elapsed().as_secs_f64()
+            );
             rows.push(row);
         }
         if !args.json && !args.csv {
