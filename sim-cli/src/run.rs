@@ -575,7 +575,11 @@ pub fn run(args: RunArgs) -> Result<()> {
             eprintln!(
                 "vary {param}: {} cycles, {} ({:.1} s)",
                 row.cycles,
-                if row.passed { "checks PASS" } else { "checks FAIL" },
+                if row.passed {
+                    "checks PASS"
+                } else {
+                    "checks FAIL"
+                },
                 began.elapsed().as_secs_f64()
             );
             rows.push(row);

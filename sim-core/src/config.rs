@@ -410,9 +410,14 @@ impl std::str::FromStr for Param {
             "timing" => RawTiming::NAMES,
             "chip" => RawChip::NAMES,
             _ if field == name => {
-                return Err(format!(
-                    "`{name}` is no field of the configuration (`chip.` and `timing.` list theirs in configs/k20m.ron)"
-                ))
+                return Err(match nearest(name) {
+                    Some(n) => format!(
+                        "`{name}` is no field of the configuration (did you mean `{n}`?)"
+                    ),
+                    None => format!(
+                        "`{name}` is no field of the configuration (`chip.` and `timing.` list theirs in configs/k20m.ron)"
+                    ),
+                })
             }
             _ => {
                 return Err(format!(
@@ -437,6 +442,36 @@ impl std::fmt::Display for Param {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}={}", self.field, self.value)
     }
+}
+
+/// The field, in full, whose name is nearest `name` by a typo or two
+/// (at most two letters added, dropped or changed), if one is.
+fn nearest(name: &str) -> Option<String> {
+    let fields = RawTiming::NAMES
+        .iter()
+        .map(|f| ("timing", f))
+        .chain(RawChip::NAMES.iter().map(|f| ("chip", f)));
+    fields
+        .map(|(section, f)| (edits(name, f), format!("{section}.{f}")))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, f)| f)
+}
+
+/// Letters added, dropped or changed to make `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + (ca != cb) as usize).min(row[j] + 1).min(here + 1);
+            prev = here;
+        }
+    }
+    row[b.len()]
 }
 
 /// `value` read as a field of type `T`, or why it is not one.
@@ -893,6 +928,18 @@ mod tests {
             bad("speed=2"),
             "`speed` is no field of the configuration (`chip.` and `timing.` list theirs in configs/k20m.ron)"
         );
+        // A typo or two away from a field: that one.
+        assert_eq!(
+            bad("issue_intervl=2"),
+            "`issue_intervl` is no field of the configuration (did you mean `timing.issue_interval`?)"
+        );
+        assert_eq!(
+            bad("sm=2"),
+            "`sm` is no field of the configuration (did you mean `chip.sms`?)"
+        );
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "abc"), 3);
+        assert_eq!(edits("abc", "abc"), 0);
         assert_eq!(
             bad("gpu.sms=2"),
             "`gpu.sms`: the configuration has two sections, `chip` and `timing`"
