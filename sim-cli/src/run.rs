@@ -566,7 +566,10 @@ pub fn run(args: RunArgs) -> Result<()> {
                 &mut ctl,
             )
             .map_err(|e| anyhow!("--vary {param}: {e}"))?;
-            let t = o.timed.as_ref().expect("a timed run");
+            let t = o
+                .timed
+                .as_ref()
+                .ok_or_else(|| anyhow!("--vary {param}: the run was not timed"))?;
             let row = Varied::of(param.to_string(), t, &o.checks, r.flops, cfg);
             if !row.passed {
                 failed += 1;
