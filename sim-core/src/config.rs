@@ -452,26 +452,15 @@ fn nearest(name: &str) -> Option<String> {
         .map(|f| ("timing", f))
         .chain(RawChip::NAMES.iter().map(|f| ("chip", f)));
     fields
-        .map(|(section, f)| (edits(name, f), format!("{section}.{f}")))
+        .map(|(section, f)| {
+            (
+                sim_isa::encode::edit_distance(name, f),
+                format!("{section}.{f}"),
+            )
+        })
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
         .map(|(_, f)| f)
-}
-
-/// Letters added, dropped or changed to make `a` into `b`.
-fn edits(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let here = row[j + 1];
-            row[j + 1] = (prev + (ca != cb) as usize).min(row[j] + 1).min(here + 1);
-            prev = here;
-        }
-    }
-    row[b.len()]
 }
 
 /// `value` read as a field of type `T`, or why it is not one.
@@ -937,9 +926,6 @@ mod tests {
             bad("sm=2"),
             "`sm` is no field of the configuration (did you mean `chip.sms`?)"
         );
-        assert_eq!(edits("kitten", "sitting"), 3);
-        assert_eq!(edits("", "abc"), 3);
-        assert_eq!(edits("abc", "abc"), 0);
         assert_eq!(
             bad("gpu.sms=2"),
             "`gpu.sms`: the configuration has two sections, `chip` and `timing`"

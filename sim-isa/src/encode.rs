@@ -108,6 +108,23 @@ pub fn base_mnemonic(text: &str) -> &str {
     &t[..end]
 }
 
+/// Letters added, dropped or changed to make `a` into `b` (the Levenshtein
+/// distance): how far a slip is from the name it was meant to be.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
+            prev = here;
+        }
+    }
+    row[b.len()]
+}
+
 /// The sm_35 mnemonic `m` is likely a slip for: the same in upper case, or
 /// the one nearest by edits (at most two, and fewer than `m` has letters).
 fn nearest_mnemonic(m: &str) -> Option<&'static str> {
@@ -120,25 +137,11 @@ fn nearest_mnemonic(m: &str) -> Option<&'static str> {
         // Longer than any mnemonic by far: no slip.
         return None;
     }
-    let distance = |a: &str, b: &str| {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let here = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(here + 1);
-                prev = here;
-            }
-        }
-        row[b.len()]
-    };
     let mut names: Vec<&'static str> = known.keys().copied().collect();
     names.sort_unstable();
     names
         .into_iter()
-        .map(|k| (distance(&upper, k), k))
+        .map(|k| (edit_distance(&upper, k), k))
         .filter(|&(d, _)| d <= 2 && d < upper.len())
         .min()
         .map(|(_, k)| k)
@@ -315,6 +318,14 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn edit_distance_counts_letters_added_dropped_or_changed() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("FFMA", "FFMA"), 0);
+        assert_eq!(edit_distance("FMA", "FFMA"), 1);
+    }
     use crate::decode::disassemble;
 
     #[test]
