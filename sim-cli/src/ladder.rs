@@ -117,48 +117,41 @@ pub fn run(
         crate::plot::ladder(p, &steps, sizes, &percent, &paper)?;
         println!("plotted {}", p.display());
     }
+    let mut wrong = ladder::wrong(&rows);
+    let mut runs = Vec::new();
+    for (param, config) in &variants {
+        let prefix = format!("[{param}] ");
+        let done = |row: &ladder::Row| progress(&prefix, row);
+        let rows = ladder::run_all(dir, sizes, config, jobs, &done)?;
+        wrong.extend(
+            ladder::wrong(&rows)
+                .into_iter()
+                .map(|w| format!("{w} under {param}")),
+        );
+        runs.push((param.to_string(), rows));
+    }
+    if !runs.is_empty() {
+        print_variants(machine, sizes, &rows, &runs);
+    }
     if let Some(p) = json {
         // The rows, and at each size the steps' gains (fractions), the whole
-        // ladder's (a factor) and the figures that miss the paper's check.
-        let sizes_json: Vec<serde_json::Value> =
-            sizes.iter().map(|&n| gains_json(&rows, n)).collect();
-        let text = serde_json::to_string_pretty(&serde_json::json!({
+        // ladder's (a factor) and the figures that miss the paper's check;
+        // with --vary, the same under each setting.
+        let at_sizes = |rows: &[ladder::Row]| -> Vec<serde_json::Value> {
+            sizes.iter().map(|&n| gains_json(rows, n)).collect()
+        };
+        let mut v = serde_json::json!({
             "rows": rows,
-            "sizes": sizes_json,
-        }))?;
-        std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
-    }
-    let mut wrong = ladder::wrong(&rows);
-    if !variants.is_empty() {
-        let mut runs = Vec::new();
-        for (param, config) in &variants {
-            let prefix = format!("[{param}] ");
-            let done = |row: &ladder::Row| progress(&prefix, row);
-            let rows = ladder::run_all(dir, sizes, config, jobs, &done)?;
-            wrong.extend(
-                ladder::wrong(&rows)
-                    .into_iter()
-                    .map(|w| format!("{w} under {param}")),
-            );
-            runs.push((param.to_string(), rows));
-        }
-        print_variants(machine, sizes, &rows, &runs);
-        if let Some(p) = json {
-            // The settings' gains beside the file written above.
-            let text = std::fs::read_to_string(p).with_context(|| format!("{}", p.display()))?;
-            let mut v: serde_json::Value = serde_json::from_str(&text)?;
+            "sizes": at_sizes(&rows),
+        });
+        if !runs.is_empty() {
             v["vary"] = runs
                 .iter()
-                .map(|(setting, rows)| {
-                    serde_json::json!({
-                        "setting": setting,
-                        "sizes": sizes.iter().map(|&n| gains_json(rows, n)).collect::<Vec<_>>(),
-                    })
-                })
+                .map(|(setting, rows)| serde_json::json!({"setting": setting, "sizes": at_sizes(rows)}))
                 .collect();
-            let text = serde_json::to_string_pretty(&v)?;
-            std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
         }
+        let text = serde_json::to_string_pretty(&v)?;
+        std::fs::write(p, text + "\n").with_context(|| format!("{}", p.display()))?;
     }
     if !wrong.is_empty() {
         bail!("C differs from the reference: {}", wrong.join(", "));
