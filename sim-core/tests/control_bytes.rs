@@ -1,10 +1,11 @@
 //! Evidence for the reading of the control byte, from ptxas's own
 //! scheduling of the kernel suite: an ALU instruction whose result the very next
 //! instruction reads carries `0x2n` with n >= 8, and `0x28` when nothing else
-//! holds the consumer back (bit 5 and a stall count of 8: issue, then 8 more
-//! cycles, for ALU results that take 9); `0x04` (dual issue with the next) only
-//! ever precedes an instruction that does not read its result. The test prints
-//! the counts and fails if a rebuilt suite stopped showing this.
+//! holds the consumer back (bit 5 and a stall count of 8: the fixed interval,
+//! then 8 more cycles, the ALU latency); `0x04` (dual issue with the next)
+//! only ever precedes an instruction that does not read its result. The test
+//! prints the counts and fails if a rebuilt suite stopped showing this, or if
+//! docs/timing-model.md and configs/k20m.ron, which quote them, do not.
 
 use std::collections::BTreeMap;
 
@@ -103,4 +104,34 @@ fn ptxas_spaces_dependent_alu_instructions_by_eight_and_dual_issues_only_indepen
         independent.get(&0x04).copied().unwrap_or(0) > 100,
         "no dual issue among independent pairs"
     );
+    // The pages that give this evidence quote the counts.
+    let n = |m: &BTreeMap<u8, usize>, b: u8| m.get(&b).copied().unwrap_or(0);
+    let grouped = |n: usize| {
+        let (hi, lo) = (n / 1000, n % 1000);
+        if hi > 0 {
+            format!("{hi},{lo:03}")
+        } else {
+            n.to_string()
+        }
+    };
+    let of = format!("{} of {dep_total}", n(&dependent, 0x28));
+    for (rel, quotes) in [
+        (
+            "docs/timing-model.md",
+            vec![
+                format!("{of} carry `0x28`"),
+                format!("`0x04` ({} times)", grouped(n(&independent, 0x04))),
+                format!("`0x20` ({})", grouped(n(&independent, 0x20))),
+                format!("the {} dependent pairs", n(&dependent, 0x28)),
+            ],
+        ),
+        ("configs/k20m.ron", vec![format!("({of} times")]),
+    ] {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../").to_string() + rel;
+        let text = std::fs::read_to_string(&path).expect("the page");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for q in quotes {
+            assert!(flat.contains(&q), "{rel} does not say `{q}`");
+        }
+    }
 }
