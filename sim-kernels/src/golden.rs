@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
-use sim_core::config::Config;
+use sim_core::config::{Config, Param};
 use sim_core::launch::Outcome;
 use sim_core::timing::events::STALLS;
 
@@ -94,12 +94,18 @@ pub fn cases(root: &Path) -> Result<Vec<Case>, Error> {
 /// The configuration golden reports are made on: `configs/k20m.ron` as the
 /// file says, so a change to the file shows in them.
 pub fn config(root: &Path) -> Result<Config, Error> {
+    config_with(root, &[])
+}
+
+/// [`config`] with `params` set over the file's fields (`--param`): the
+/// machine whose runs the reports are set beside.
+pub fn config_with(root: &Path, params: &[Param]) -> Result<Config, Error> {
     let p = root.join(CONFIG);
     let text = std::fs::read_to_string(&p).map_err(|e| Error::File {
         path: p.display().to_string(),
         msg: e.to_string(),
     })?;
-    Config::parse(&text, CONFIG).map_err(|e| Error::Run(e.to_string()))
+    Config::parse_with(Some(&text), CONFIG, params).map_err(|e| Error::Run(e.to_string()))
 }
 
 /// FNV-1a, 64 bits: a digest of a buffer's bytes, to pin results without

@@ -244,3 +244,52 @@ fn a_kernel_from_cuda_source_to_a_checked_result() {
         r.stdout
     );
 }
+
+/// `golden --param` sets a field over `configs/k20m.ron` and lists what it
+/// moves against the K20m's golden reports, with a status of success: the
+/// change is the setting's. It never blesses such reports.
+#[test]
+fn golden_with_a_field_set_lists_what_it_moves() {
+    let case = "suite.sgemm_tiled_2x2";
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join(format!("traces/golden/{case}.json"))).unwrap(),
+    )
+    .unwrap();
+    let before = golden["cycles"].as_u64().unwrap();
+    let r = keplersim(&["golden", "--only", case, "--param", "alu_latency=9"]);
+    assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
+    assert!(
+        r.stdout.starts_with(
+            "on configs/k20m.ron with timing.alu_latency=9, against the golden reports"
+        ),
+        "{}",
+        r.stdout
+    );
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(case))
+        .unwrap_or_else(|| panic!("no row for {case}:\n{}", r.stdout));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[1], before.to_string(), "{row}");
+    assert!(cells[2].parse::<u64>().unwrap() < before, "{row}");
+    assert!(
+        r.stdout.contains("0 of 1 reports as golden, 1 changed"),
+        "{}",
+        r.stdout
+    );
+
+    let r = keplersim(&["golden", "--bless", "--param", "alu_latency=9"]);
+    assert!(!r.ok);
+    assert!(
+        r.stderr.contains(
+            "--bless takes the reports of `configs/k20m.ron with timing.alu_latency=9`: \
+             the golden reports are the K20m's as shipped (configs/k20m.ron)"
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = keplersim(&["golden", "--param", "alu_latencyy=9"]);
+    assert!(!r.ok);
+    assert!(r.stderr.contains("alu_latencyy"), "{}", r.stderr);
+}
