@@ -233,7 +233,7 @@ fn micro(
         None => micro::suite(&workspace(), &cfg, fast)?,
         Some(dir) => {
             // Before the suite's seconds: a directory that cannot be made says so now.
-            std::fs::create_dir_all(dir).map_err(|e| anyhow!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| anyhow!("--kit {}: {e}", dir.display()))?;
             let (rows, k) = micro::suite_with_kit(&workspace(), &cfg, fast)?;
             write_kit(&k, dir, &cfg)?;
             rows

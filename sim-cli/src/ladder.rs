@@ -30,7 +30,8 @@ pub fn run(
         None => ladder::run_all(dir, sizes, &config, jobs, &done)?,
         Some(kit_dir) => {
             // Before the runs' minutes: a directory that cannot be made says so now.
-            std::fs::create_dir_all(kit_dir).with_context(|| format!("{}", kit_dir.display()))?;
+            std::fs::create_dir_all(kit_dir)
+                .with_context(|| format!("--kit {}", kit_dir.display()))?;
             let (rows, k) = ladder::run_all_with_kit(dir, sizes, &config, jobs, &done)?;
             crate::bench::write_kit(&k, kit_dir, &config)?;
             rows

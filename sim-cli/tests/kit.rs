@@ -491,3 +491,26 @@ fn an_sgemm_kit_on_a_card_gives_the_models_table_and_checks_each_c() {
     assert!(!ok && err.contains("a kit of `bench sgemm`"), "{err}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// A kit directory that cannot be made is refused before any run, naming
+/// the option and the directory.
+#[test]
+fn a_kit_directory_that_cannot_be_made_is_refused_at_once() {
+    let dir = scratch("unmakeable");
+    // A file where the kit's parent directory would be.
+    let file = dir.join("file");
+    std::fs::write(&file, b"").expect("a file");
+    let kit = file.join("kit").display().to_string();
+    for args in [
+        vec!["bench", "micro", "--fast", "--kit", &kit],
+        vec!["bench", "sgemm", "--sizes", "1536", "--kit", &kit],
+    ] {
+        let (ok, out, err) = keplersim(&args);
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(&format!("--kit {kit}: ")), "{args:?}: {err}");
+        // Refused before the suite or the ladder ran: no row, no run's
+        // progress.
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(!err.contains("GFlop/s"), "{args:?}: {err}");
+    }
+}
