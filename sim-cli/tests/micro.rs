@@ -1,6 +1,7 @@
 //! `keplersim bench micro --fast --check` runs in CI: it prints the table,
 //! fails when any figure leaves its band (the bands themselves are checked in
-//! sim-kernels' tests), and writes every row as JSON.
+//! sim-kernels' tests), and writes every row as JSON; the figures of rows
+//! the docs and configs/k20m.ron quote are taken again here.
 
 mod common;
 
@@ -227,4 +228,287 @@ fn vary_says_which_rows_a_setting_puts_out_of_band() {
         "{err}"
     );
     assert!(!out.contains("group    benchmark"), "ran: {out}");
+}
+
+/// `bench micro --fast` rows on the K20m with `params` set (`--param`).
+fn micro_with(params: &[&str]) -> Vec<serde_json::Value> {
+    let tag = params.join("-").replace(['=', '.'], "_");
+    let json = std::env::temp_dir().join(format!(
+        "keplersim-micro-quote-{tag}-{}.json",
+        std::process::id()
+    ));
+    let mut args = vec!["bench", "micro", "--fast"];
+    for p in params {
+        args.extend(["--param", p]);
+    }
+    let path = json.display().to_string();
+    args.extend(["--json", &path]);
+    let (ok, out, err) = keplersim(&args);
+    assert!(ok, "{err}\n{out}");
+    let rows =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json");
+    let _ = std::fs::remove_file(&json);
+    rows
+}
+
+/// The figures of rows that docs/timing-model.md, docs/microbenchmarks.md
+/// and configs/k20m.ron quote in their prose, each under the reading the
+/// sentence names: the page must say `before`, the row's figure to the
+/// decimals quoted, then `after` (line breaks and indentation as spaces).
+#[test]
+fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
+    const TM: &str = "docs/timing-model.md";
+    const MB: &str = "docs/microbenchmarks.md";
+    const RON: &str = "configs/k20m.ron";
+    // (page, parameters, row, decimals, text before, text after)
+    type Quote = (
+        &'static str,
+        &'static [&'static str],
+        &'static str,
+        usize,
+        &'static str,
+        &'static str,
+    );
+    let quotes: &[Quote] = &[
+        (
+            TM,
+            &[],
+            "order 1-2-2-1",
+            2,
+            "group `orders`: model ",
+            " for 1-2-2-1",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA R5, R2, R1, R0",
+            2,
+            "the model gives ",
+            " and 93.48",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA R5, R9, R3, R1",
+            2,
+            "the model gives 118.04 and ",
+            " of its",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA R5, R4, R1, R0",
+            2,
+            "93.48 of its ",
+            ". The FMUL",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA 2-way, no shared operand, 2 warps/scheduler",
+            2,
+            "would check it on a K20m: ",
+            " operations per clock per SM with the warp held",
+        ),
+        (
+            TM,
+            &[
+                "conflict_holds_warp=0",
+                "conflict_2way=0.0745",
+                "conflict_3way=0.355",
+            ],
+            "FFMA 2-way, no shared operand, 2 warps/scheduler",
+            2,
+            "with the warp held, ",
+            " with the cost the scheduler's alone",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+            2,
+            "would check it on a K20m: ",
+            " under 2",
+        ),
+        (
+            TM,
+            &["reuse_warps=0"],
+            "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+            2,
+            "under 2, ",
+            " under 0 and under 1",
+        ),
+        (
+            TM,
+            &["reuse_warps=1"],
+            "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+            2,
+            "under 2, ",
+            " under 0 and under 1",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+            2,
+            "tells the two apart on a card (",
+            " at 3",
+        ),
+        (
+            TM,
+            &["issue_interval=2", "alu_latency=10"],
+            "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+            2,
+            "at 3, ",
+            " at 2)",
+        ),
+        (
+            TM,
+            &[],
+            "0x26 latency",
+            0,
+            "coded `0x26` takes ",
+            " cycles an instruction under 11",
+        ),
+        (
+            TM,
+            &["alu_latency=9"],
+            "0x26 latency",
+            0,
+            "then the interlock's 32) and ",
+            " under 9",
+        ),
+        (
+            TM,
+            &[],
+            "LDG + TEXDEPBAR (read-only cache hit)",
+            0,
+            "read-only cache hit, ",
+            " cycles",
+        ),
+        (
+            TM,
+            &[],
+            "LDG.E.128 in an FFMA loop, 1 warp",
+            2,
+            "gives ",
+            " cycles per iteration",
+        ),
+        (
+            TM,
+            &["ldg_issue_cycles=1"],
+            "LDG.E.128 in an FFMA loop, 1 warp",
+            2,
+            "Without the hold it gives ",
+            ", the cycles",
+        ),
+        (
+            TM,
+            &[],
+            "LDS.64 beside LD.E (1 in 9)",
+            1,
+            "would measure it directly: ",
+            " GB/s per SM at 32",
+        ),
+        (
+            TM,
+            &["global_lsu_bytes=128"],
+            "LDS.64 beside LD.E (1 in 9)",
+            1,
+            "GB/s per SM at 32, ",
+            " at 128",
+        ),
+        (
+            TM,
+            &[],
+            "LDS.64 broadcast (one word a warp)",
+            2,
+            "on hardware (",
+            " or 0.76",
+        ),
+        (
+            TM,
+            &[],
+            "BAR.SYNC back to back, 32 warps",
+            2,
+            "1024-thread block, ",
+            " cycles each",
+        ),
+        (
+            MB,
+            &[],
+            "LDS.64 broadcast (one word a warp)",
+            2,
+            "the same 8 bytes: ",
+            " in the model",
+        ),
+        (
+            MB,
+            &[],
+            "BAR.SYNC back to back, 32 warps",
+            2,
+            "cycles per barrier (",
+            ")",
+        ),
+        (
+            RON,
+            &[],
+            "FFMA R5, R2, R1, R0",
+            2,
+            "the model gives ",
+            " of its 125.94",
+        ),
+        (
+            RON,
+            &[],
+            "FFMA R5, R9, R3, R1",
+            2,
+            "the model gives ",
+            " of 125.94",
+        ),
+        (
+            RON,
+            &[],
+            "FFMA 2-way, no shared operand, 2 warps/scheduler",
+            2,
+            "would check it on a K20m (",
+            " ops/clk/SM under 1",
+        ),
+        (
+            RON,
+            &[],
+            "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+            2,
+            "K20m (",
+            " under 2",
+        ),
+        (
+            RON,
+            &[],
+            "LDS.64 broadcast (one word a warp)",
+            2,
+            "hardware (",
+            " or 0.76",
+        ),
+    ];
+    let flat = |rel: &str| {
+        let text = std::fs::read_to_string(root().join(rel)).unwrap();
+        // A comment's `//` at a line's start joins the line before.
+        text.split_whitespace()
+            .filter(|w| !(rel.ends_with(".ron") && *w == "//"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut runs: Vec<(&[&str], Vec<serde_json::Value>)> = Vec::new();
+    for &(page, params, row, decimals, before, after) in quotes {
+        if !runs.iter().any(|(p, _)| *p == params) {
+            runs.push((params, micro_with(params)));
+        }
+        let rows = &runs.iter().find(|(p, _)| *p == params).unwrap().1;
+        let want = format!("{before}{:.*}{after}", decimals, simulated(rows, row));
+        assert!(
+            flat(page).contains(&want),
+            "{page} does not say `{want}` (row `{row}` under {params:?})"
+        );
+    }
 }
