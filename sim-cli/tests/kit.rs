@@ -223,7 +223,7 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     // Each reading's row tells its values apart (by more than 10%), and a
     // card that stores what the model did is nearer the configuration's.
     let readings = report["readings"].as_array().expect("readings");
-    assert_eq!(readings.len(), 4);
+    assert_eq!(readings.len(), 5);
     for r in readings {
         let figures = r["figures"].as_array().expect("figures");
         let own = figures[0][1].as_f64().expect("a figure");

@@ -1071,6 +1071,24 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
             gbs,
             "GB/s/SM",
         ));
+        // The same run, warp by warp: who gets the load/store unit when the
+        // schedulers of a pair both want it. Each warp's cycles from its
+        // first clock to its last, the fastest warp's over the slowest's.
+        // Where the scheduler visited first always wins (the model: an `LD`
+        // holds the unit an even number of cycles, so it frees in cycles of
+        // the same parity, and each pair's first scheduler takes it), the
+        // other's warps wait until the first's are done: about 0.5. An
+        // arbiter that serves the warp that has waited longest gives about
+        // 1 (`unit_starvation_cycles: 1`).
+        let spans: Vec<u32> = c.pairs.iter().map(|p| p.1.wrapping_sub(p.0)).collect();
+        let fastest = spans.iter().copied().min().unwrap_or(0) as f64;
+        let slowest = spans.iter().copied().max().unwrap_or(0).max(1) as f64;
+        rows.push(Row::new(
+            "shared",
+            "LDS.64 beside LD.E: fastest warp / slowest",
+            fastest / slowest,
+            "ratio",
+        ));
     }
     let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
     // `shared_cycles_per_transaction` was set from the LDS.64 figure.
@@ -1286,7 +1304,7 @@ impl Reading {
 /// The readings that rest on no measurement, or on a documented figure a
 /// card can check directly, and the prediction row that would settle each
 /// (docs/microbenchmarks.md), with the values each is read with.
-const READINGS: [(&str, &str, [u32; 2]); 4] = [
+const READINGS: [(&str, &str, [u32; 2]); 5] = [
     (
         "conflict_holds_warp",
         "FFMA 2-way, no shared operand, 2 warps/scheduler",
@@ -1298,6 +1316,11 @@ const READINGS: [(&str, &str, [u32; 2]); 4] = [
         [2, 0],
     ),
     ("global_lsu_bytes", "LDS.64 beside LD.E (1 in 9)", [32, 128]),
+    (
+        "unit_starvation_cycles",
+        "LDS.64 beside LD.E: fastest warp / slowest",
+        [65536, 1],
+    ),
     (
         "issue_interval",
         "FFMA R5, R4, R1, R0, 2 warps/scheduler",
@@ -1311,6 +1334,7 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "conflict_holds_warp" => Some(&mut t.conflict_holds_warp),
         "reuse_warps" => Some(&mut t.reuse_warps),
         "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
+        "unit_starvation_cycles" => Some(&mut t.unit_starvation_cycles),
         "issue_interval" => Some(&mut t.issue_interval),
         _ => None,
     }
@@ -1380,7 +1404,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
             .collect();
         let _ = writeln!(
             t,
-            "  {:<20} {:<50} card {v:.2}; {}; nearer {}",
+            "  {:<22} {:<50} card {v:.2}; {}; nearer {}",
             r.field,
             r.row,
             under.join(", "),
@@ -1397,7 +1421,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
         if let Some(v) = on_card(row) {
             let _ = writeln!(
                 t,
-                "  {field:<20} {row:<50} card {v:.1} cycles; the model's {model}"
+                "  {field:<22} {row:<50} card {v:.1} cycles; the model's {model}"
             );
         }
     }
