@@ -24,10 +24,10 @@ pub struct GoldenArgs {
     /// depend on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Run the cases on another machine (`--config F.ron`, or fields set
-    /// over `configs/k20m.ron` with `--param FIELD=VALUE`) and list what it
-    /// moves against the golden reports, which stay the K20m's: a change
-    /// is then the setting's, not a failure
+    // Run the cases on another machine (`--config F.ron`, or fields set
+    // over `configs/k20m.ron` with `--param FIELD=VALUE`) and list what it
+    // moves against the golden reports, which stay the K20m's: a change is
+    // then the setting's, not a failure.
     #[command(flatten)]
     pub machine: Machine,
 }

@@ -1074,12 +1074,11 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         // The same run, warp by warp: who gets the load/store unit when the
         // schedulers of a pair both want it. Each warp's cycles from its
         // first clock to its last, the fastest warp's over the slowest's.
-        // Where the scheduler visited first always wins (the model: an `LD`
-        // holds the unit an even number of cycles, so it frees in cycles of
-        // the same parity, and each pair's first scheduler takes it), the
-        // other's warps wait until the first's are done: about 0.5. An
-        // arbiter that serves the warp that has waited longest gives about
-        // 1 (`unit_starvation_cycles: 1`).
+        // Where the scheduler a pair visits first takes the unit whenever
+        // both want it (the model's reading), the other's warps wait until
+        // the first's are done: about 0.5. An arbiter that serves the warp
+        // that has waited longest gives about 1 (`unit_starvation_cycles:
+        // 1`). The whole run takes as long under either.
         let spans: Vec<u32> = c.pairs.iter().map(|p| p.1.wrapping_sub(p.0)).collect();
         let fastest = spans.iter().copied().min().unwrap_or(0) as f64;
         let slowest = spans.iter().copied().max().unwrap_or(0).max(1) as f64;
