@@ -467,6 +467,22 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             " where the warp that has waited longest",
         ),
         (
+            TM,
+            &[],
+            "LDS.64 beside LD.E (1 in 9)",
+            1,
+            "under either (",
+            " and 101.9 GB/s",
+        ),
+        (
+            TM,
+            &["unit_starvation_cycles=1"],
+            "LDS.64 beside LD.E (1 in 9)",
+            1,
+            "under either (101.5 and ",
+            " GB/s per SM)",
+        ),
+        (
             MB,
             &[],
             "LDS.64 broadcast (one word a warp)",

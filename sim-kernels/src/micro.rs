@@ -1078,7 +1078,7 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         // both want it (the model's reading), the other's warps wait until
         // the first's are done: about 0.5. An arbiter that serves the warp
         // that has waited longest gives about 1 (`unit_starvation_cycles:
-        // 1`). The whole run takes as long under either.
+        // 1`). The whole run takes about as long under either.
         let spans: Vec<u32> = c.pairs.iter().map(|p| p.1.wrapping_sub(p.0)).collect();
         let fastest = spans.iter().copied().min().unwrap_or(0) as f64;
         let slowest = spans.iter().copied().max().unwrap_or(0).max(1) as f64;
