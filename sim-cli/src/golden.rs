@@ -35,7 +35,7 @@ pub struct GoldenArgs {
 /// Runs `keplersim golden`; fails when a report differs and `--bless` was not given.
 pub fn run(args: GoldenArgs) -> Result<()> {
     let root = sim_kernels::workload::root();
-    let other = args.machine.config.is_some() || !args.machine.param.is_empty();
+    let other = !args.machine.is_shipped();
     if args.bless && other {
         bail!(
             "--bless takes the reports of `{}`: the golden reports are the K20m's as shipped ({})",

@@ -1112,10 +1112,15 @@ impl Machine {
         })
     }
 
+    /// Whether this is the K20m as shipped: no file given, no field set.
+    pub fn is_shipped(&self) -> bool {
+        self.config.is_none() && self.param.is_empty()
+    }
+
     /// What a report records of a machine other than the shipped K20m (a
     /// file, or fields set): none for the K20m as shipped.
     pub fn json(&self) -> Option<serde_json::Value> {
-        if self.config.is_none() && self.param.is_empty() {
+        if self.is_shipped() {
             return None;
         }
         let params: Vec<String> = self.param.iter().map(ToString::to_string).collect();

@@ -14,6 +14,12 @@ fn page(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// [`page`] with its line breaks and indentation as single spaces, so that
+/// a quoted sentence is found wherever the page wraps it.
+fn flat_page(rel: &str) -> String {
+    page(rel).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The lines of the first ```text block after the line `$ COMMAND` in
 /// `text`.
 fn quoted_output<'a>(text: &'a str, command: &str) -> Vec<&'a str> {
@@ -142,13 +148,12 @@ fn the_8x8_kernels_lead_at_768_is_the_golden_reports() {
         small < tuned,
         "the 8x8 kernel is behind: {small} >= {tuned}"
     );
-    let sgemm = page("docs/sgemm.md");
     let want = format!(
         "768 takes {} cycles against the tuned kernel's {}",
         grouped(small),
         grouped(tuned)
     );
-    let flat = sgemm.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat_page("docs/sgemm.md");
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
     let three = busy.iter().filter(|&&b| b * 4 > small * 3).count();
     assert_eq!((three, busy.len() - three), (10, 3), "{busy:?}");
@@ -180,8 +185,7 @@ fn transpose_cycles(wait: Option<u32>) -> u64 {
 #[test]
 fn the_longest_wait_for_the_load_store_unit_is_the_pages() {
     let cycles = transpose_cycles(None);
-    let page = page("docs/timing-model.md");
-    let flat = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat_page("docs/timing-model.md");
     let want = format!(
         "a warp waits more than 4,700 cycles of the run's {} (the kernel's cycles \
          change with `unit_starvation_cycles: 4700`, not with 4800)",
