@@ -2,7 +2,13 @@
 //! transactions a warp's access takes (32 banks, 4- or 8-byte wide, broadcast
 //! within a bank word, at most `shared_transaction_bytes` per transaction), and
 //! which 32-byte sectors and 128-byte lines a global access touches
-//! (coalescing).
+//! (coalescing), and the units' and the shared-memory pipeline's busy times
+//! (`Lsu`).
+
+use crate::config::Timing;
+
+use super::ceil_u64;
+use super::events::Stats;
 
 /// A lane address: 64 bits (the generic window's) or 32 (shared memory's own,
 /// which the fast `LDS`/`STS` path keeps; the same count either way).
@@ -390,6 +396,76 @@ pub fn global_lines(addrs: &[u64; 32], mask: u32, size: u32, out: &mut [(u64, u3
         }
     }
     lines
+}
+
+/// The SM's load/store units and the shared-memory pipeline behind them.
+pub(super) struct Lsu {
+    /// The cycle the LSU takes another instruction.
+    pub(super) free: u64,
+    /// The cycle shared memory takes another access.
+    pub(super) shared_free: u64,
+    /// When the shared-memory pipeline is free, to the fraction of a cycle.
+    pub(super) shared_time: f64,
+    /// [`pipeline_time`] of 0 to 128 transactions, worked out once.
+    pub(super) times: Box<[(f64, u64); 129]>,
+}
+
+/// How long `tx` transactions keep the shared-memory pipeline busy, and the
+/// whole cycles they add to the latency after the first one's.
+fn pipeline_time(tx: u32, t: &Timing) -> (f64, u64) {
+    let tx1 = tx.max(1) as f64;
+    let busy = tx1 * t.shared_cycles_per_transaction + (tx1 - 1.0) * t.shared_replay_cycles as f64;
+    // The latency counts from the first transaction; replays add theirs.
+    let extra = ceil_u64((busy - t.shared_cycles_per_transaction).max(0.0));
+    (busy, extra)
+}
+
+impl Lsu {
+    pub(super) fn new(t: &Timing) -> Lsu {
+        Lsu {
+            free: 0,
+            shared_free: 0,
+            shared_time: 0.0,
+            times: Box::new(std::array::from_fn(|tx| pipeline_time(tx as u32, t))),
+        }
+    }
+
+    /// Times `tx` transactions, moving `bytes` distinct bytes, through the
+    /// shared-memory pipeline from `now`; returns when the data are ready.
+    /// A lone transaction that moves less than a whole one takes its share
+    /// of a transaction's time, but at least `shared_min_cycles` (with
+    /// `shared_cycles_by_bytes`).
+    #[inline]
+    pub(super) fn shared(
+        &mut self,
+        now: u64,
+        tx: u32,
+        bytes: u64,
+        t: &Timing,
+        stats: &mut Stats,
+    ) -> u64 {
+        let start = (now as f64).max(self.shared_time);
+        let (busy, extra) = if tx == 1 && t.shared_cycles_by_bytes == 1 {
+            let share = bytes as f64 / t.shared_transaction_bytes.max(1) as f64;
+            (
+                (t.shared_cycles_per_transaction * share)
+                    .clamp(t.shared_min_cycles, t.shared_cycles_per_transaction),
+                0,
+            )
+        } else {
+            match self.times.get(tx as usize) {
+                Some(&x) => x,
+                None => pipeline_time(tx, t),
+            }
+        };
+        self.shared_time = start + busy;
+        // (`as` truncates: the floor of a cycle count.)
+        self.shared_free = self.shared_time as u64;
+        self.free = self.free.max(self.shared_free);
+        stats.shared_transactions += tx as u64;
+        stats.shared_instructions += 1;
+        ceil_u64(start) + extra + t.lds_latency as u64
+    }
 }
 
 #[cfg(test)]
