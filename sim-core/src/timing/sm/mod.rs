@@ -444,18 +444,7 @@ impl Sm {
             if at > now {
                 wake = wake.min(at);
                 if let Some(r) = self.scheds[s].reason {
-                    self.stats.stall[r as usize] += 1;
-                    self.stats.sched_stall[s][r as usize] += 1;
-                    if O::ACTIVE {
-                        obs.event(Event::Stall {
-                            cycle: now,
-                            sm: self.id,
-                            sched: s as u8,
-                            why: r,
-                            pc: self.scheds[s].reason_pc,
-                            cycles: 1,
-                        });
-                    }
+                    self.stall(obs, s, r, self.scheds[s].reason_pc, now, 1);
                 }
                 continue;
             }
@@ -533,20 +522,9 @@ impl Sm {
             assert!(last < now, "SM {} ticks {now} after {last}", self.id);
             let gap = now.saturating_sub(last + 1);
             if gap > 0 {
-                for (s, sc) in self.scheds[..self.nsched].iter().enumerate() {
-                    if let Some(r) = sc.reason {
-                        self.stats.stall[r as usize] += gap;
-                        self.stats.sched_stall[s][r as usize] += gap;
-                        if O::ACTIVE {
-                            obs.event(Event::Stall {
-                                cycle: last + 1,
-                                sm: self.id,
-                                sched: s as u8,
-                                why: r,
-                                pc: sc.reason_pc,
-                                cycles: gap,
-                            });
-                        }
+                for s in 0..self.nsched {
+                    if let Some(r) = self.scheds[s].reason {
+                        self.stall(obs, s, r, self.scheds[s].reason_pc, last + 1, gap);
                     }
                 }
             }

@@ -191,18 +191,7 @@ impl Sm {
             None
         };
         if let Some(why) = owed {
-            self.stats.stall[why as usize] += 1;
-            self.stats.sched_stall[s][why as usize] += 1;
-            if O::ACTIVE {
-                obs.event(Event::Stall {
-                    cycle: now,
-                    sm: self.id,
-                    sched: s as u8,
-                    why,
-                    pc: self.scheds[s].last_pc,
-                    cycles: 1,
-                });
-            }
+            self.stall(obs, s, why, self.scheds[s].last_pc, now, 1);
             return Ok(Some((now + 1, false)));
         }
         // Loose round robin starts after the warp issued last; greedy tries it
@@ -345,21 +334,10 @@ impl Sm {
             }
             at = next(at);
         }
-        self.stats.stall[reason as usize] += 1;
-        self.stats.sched_stall[s][reason as usize] += 1;
         let sc = &mut self.scheds[s];
         (sc.reason, sc.units, sc.others) = (Some(reason), units, others);
         sc.reason_pc = reason_pc;
-        if O::ACTIVE {
-            obs.event(Event::Stall {
-                cycle: now,
-                sm: self.id,
-                sched: s as u8,
-                why: reason,
-                pc: reason_pc,
-                cycles: 1,
-            });
-        }
+        self.stall(obs, s, reason, reason_pc, now, 1);
         Ok(Some((wake, false)))
     }
 
@@ -539,6 +517,33 @@ impl Sm {
                             && self.unit_free(s2, sl.unit) <= now
                     })
         })
+    }
+
+    /// Charges scheduler `s` with `cycles` cycles from `cycle` in which it
+    /// issued nothing, for `why` (the instruction at slot `pc` gave it;
+    /// `u32::MAX`: none), and tells the observer.
+    #[inline(always)]
+    pub(super) fn stall<O: Observer>(
+        &mut self,
+        obs: &mut O,
+        s: usize,
+        why: Stall,
+        pc: u32,
+        cycle: u64,
+        cycles: u64,
+    ) {
+        self.stats.stall[why as usize] += cycles;
+        self.stats.sched_stall[s][why as usize] += cycles;
+        if O::ACTIVE {
+            obs.event(Event::Stall {
+                cycle,
+                sm: self.id,
+                sched: s as u8,
+                why,
+                pc,
+                cycles,
+            });
+        }
     }
 
     /// The cycle `unit` of scheduler `s` is free.
