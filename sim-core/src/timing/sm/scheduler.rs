@@ -464,6 +464,7 @@ impl Sm {
 
     /// Warp `wi` found `unit` busy at `now`: its wait for it starts, if it
     /// had not.
+    #[inline]
     pub(super) fn note_wait(&mut self, wi: usize, unit: Unit, now: u64) {
         if let Some(c) = unit_class(unit) {
             let w = &mut self.timing[wi].unit_wait[c];
@@ -478,6 +479,7 @@ impl Sm {
     /// waited for it `unit_starvation_cycles` or more, longer than `wi`,
     /// and could take it now: the arbiter's guarantee of progress. Such
     /// waits are rare, so a floor of the waits' starts answers most calls.
+    #[inline]
     pub(super) fn yields(&mut self, s: usize, wi: usize, now: u64, l: &Launch) -> bool {
         let Some(info) = l.infos.get(self.warps[wi].pc as usize) else {
             return false;
@@ -489,6 +491,14 @@ impl Sm {
         if self.wait_floor[c].saturating_add(starved) > now {
             return false;
         }
+        self.yields_to_starved(s, wi, c, now, l)
+    }
+
+    /// [`Sm::yields`] once some wait for unit class `c` may have lasted
+    /// `unit_starvation_cycles`: the rare case, kept out of the scan.
+    #[inline(never)]
+    fn yields_to_starved(&mut self, s: usize, wi: usize, c: usize, now: u64, l: &Launch) -> bool {
+        let starved = l.config.timing.unit_starvation_cycles as u64;
         // The floor may be a wait that has ended: find the true one.
         self.wait_floor[c] = self
             .timing
