@@ -7,13 +7,13 @@
 use crate::exec::{addresses, exec, exec_shared, ffma3, guard_mask, next_slot};
 use crate::func::{exec_fault, fault, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
-use crate::op::{Kind, Space};
+use crate::op::{Kind, Op, Space};
 use crate::warp::WarpState;
 
 use crate::timing::events::{Event, Observer, Stats};
 use crate::timing::l2::{Memory, Path};
 use crate::timing::lsu::{global_lines, shared_transactions_with_bytes, transactions_with_bytes};
-use crate::timing::pipes::{Latency, Pipe};
+use crate::timing::pipes::{Info, Latency, Pipe};
 
 use super::requests::{global_only, Lines, Request};
 use super::scoreboard::{write_ready, Pending};
@@ -258,131 +258,16 @@ impl Sm {
                     self.lsu.free = now + n.max(1) as u64;
                     ready = now + n.max(1) as u64 - 1 + t.l1_latency as u64;
                 } else {
-                    let mut lines = [(0u64, 0u32); 64];
-                    let n = global_lines(&addrs, mask, size, &mut lines);
-                    if tex_path {
-                        // The texture pipeline takes a line a cycle, and the
-                        // scheduler dispatches nothing while it takes the
-                        // lanes: `ldg_issue_cycles` for an LDG.E.128's 512
-                        // bytes, a narrower one in proportion.
-                        self.tex_free = now + n.max(1) as u64;
-                        let bytes = mask.count_ones() as u64 * size as u64;
-                        let hold = (t.ldg_issue_cycles as u64 * bytes).div_ceil(512);
-                        self.scheds[s].ldg_until = now + hold.max(1);
-                    } else {
-                        // The LSU, `global_lsu_bytes` of each line a cycle.
-                        let per = t.global_lsu_bytes.max(1);
-                        let busy: u64 = lines[..n]
-                            .iter()
-                            .map(|&(_, sectors)| (sectors * 32).div_ceil(per) as u64)
-                            .sum();
-                        self.lsu.free = now + busy.max(1);
-                    }
-                    self.stats.global_transactions += n as u64;
-                    self.stats.global_instructions += 1;
-                    let sectors: u64 = lines[..n].iter().map(|&(_, s)| s as u64).sum();
-                    let bytes = mask.count_ones() as u64 * size as u64;
-                    if store {
-                        self.stats.global_stores += 1;
-                        self.stats.global_store_sectors += sectors;
-                        self.stats.global_store_bytes += bytes;
-                    } else if matches!(op.kind, Kind::Ld { .. }) {
-                        self.stats.global_loads += 1;
-                        self.stats.global_load_sectors += sectors;
-                        self.stats.global_load_bytes += bytes;
-                    }
-                    if info.lat == Latency::Texture {
-                        self.stats.ldg_lines += n as u64;
-                    }
-                    let path = if info.lat == Latency::Texture {
-                        Path::ReadOnly
-                    } else {
-                        Path::L2
+                    let a = Access {
+                        addrs,
+                        mask,
+                        size,
+                        store,
+                        defer,
+                        pending: tex,
+                        stored: store_rows,
                     };
-                    let slots = if path == Path::ReadOnly {
-                        &mut self.ldg_slots
-                    } else {
-                        &mut self.ld_slots
-                    };
-                    // Counters before, to tell the observer the lines' outcomes.
-                    let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
-                    let mut misses = Lines::default();
-                    for &(line, sectors) in &lines[..n] {
-                        // A line the read-only cache holds, or has asked L2
-                        // for: its data come no sooner than the fastest L2
-                        // answer to the request that brought it (a bound
-                        // known at issue, so the same at any thread count).
-                        let held = (path == Path::ReadOnly)
-                            .then(|| self.rocache.lookup_filled(line, now + self.ldg_l2))
-                            .flatten();
-                        if let Some(filled) = held {
-                            self.stats.ldg_cache_hits += 1;
-                            ready = ready.max((now + t.ldg_cache_latency as u64).max(filled));
-                        } else if defer {
-                            misses.push((line, sectors));
-                        } else if store {
-                            mem.write(now, line, sectors);
-                        } else {
-                            ready = ready.max(mem.read(now, line, sectors, path, slots));
-                        }
-                    }
-                    if defer {
-                        let due = if store {
-                            // Nothing lands.
-                            NEVER
-                        } else if path == Path::L2 {
-                            now + self.ld_l2
-                        } else if misses.is_empty() {
-                            ready.max(now + self.ldg_hit)
-                        } else {
-                            ready.max(now + self.ldg_l2)
-                        };
-                        let w = &self.warps[wi];
-                        self.requests.push(Request {
-                            cycle: now,
-                            sm,
-                            due,
-                            wi,
-                            pending: tex,
-                            pc,
-                            who: crate::func::Who {
-                                block: b.idx,
-                                block_dim: l.block_dim,
-                                warp: w.id,
-                                active: w.active,
-                            },
-                            mask,
-                            addrs,
-                            ready,
-                            misses,
-                            stored: store_rows.map(Box::new),
-                            load: (path == Path::L2 && !store).then_some((info.dst, info.ndst)),
-                        });
-                        self.horizon = self.horizon.min(due);
-                        if path == Path::L2 {
-                            // Its registers are written when it is resolved.
-                            ready = UNTIMED;
-                        }
-                    }
-                    if O::ACTIVE {
-                        let cache_hits = self.stats.ldg_cache_hits - cache0;
-                        let l2_hits = mem.stats.l2_hits - l2_0;
-                        obs.event(Event::Global {
-                            cycle: now,
-                            sm,
-                            sched: s as u8,
-                            slot: bi as u8,
-                            warp: (wi - bi * self.wpb) as u8,
-                            pc,
-                            store,
-                            lines: n as u8,
-                            sectors: sectors.min(u16::MAX as u64) as u16,
-                            cache_hits: cache_hits as u8,
-                            l2_hits: l2_hits as u8,
-                            l2_misses: (n as u64 - cache_hits - l2_hits) as u8,
-                            ready,
-                        });
-                    }
+                    ready = self.global(s, bi, wi, pc, now, l, mem, obs, op, info, a, ready);
                 }
             } else if matches!(op.kind, Kind::Shfl { .. }) {
                 let start = now.max(self.lsu.shared_free);
@@ -390,7 +275,7 @@ impl Sm {
                 ready = start + t.lds_latency as u64;
             }
         }
-        let w = &mut self.warps[wi];
+        let (w, tm) = (&mut self.warps[wi], &mut self.timing[wi]);
         if tex && defer {
             // Held back until its request is resolved and applied.
             tm.tex.push_back(Pending {
@@ -426,12 +311,188 @@ impl Sm {
         }
         Ok(())
     }
+
+    /// Times warp `wi`'s global access `a` (of block slot `bi`, issued by
+    /// scheduler `s` at `now`, the instruction at slot `pc`): the load/store
+    /// unit's or the texture pipeline's busy time, the lines through the
+    /// read-only cache and L2, or, in a threaded run, a [`Request`] for its
+    /// turn. Returns when its data are ready (`ready` at the earliest;
+    /// [`UNTIMED`] for a request through L2).
+    #[allow(clippy::too_many_arguments)]
+    fn global<O: Observer>(
+        &mut self,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        pc: u32,
+        now: u64,
+        l: &Launch,
+        mem: &mut Memory,
+        obs: &mut O,
+        op: &Op,
+        info: &Info,
+        a: Access,
+        mut ready: u64,
+    ) -> u64 {
+        let t = &l.config.timing;
+        let sm = self.id;
+        let tex_path = info.lat == Latency::Texture;
+        let Access {
+            addrs,
+            mask,
+            size,
+            store,
+            defer,
+            pending: tex,
+            stored,
+        } = a;
+        let mut lines = [(0u64, 0u32); 64];
+        let n = global_lines(&addrs, mask, size, &mut lines);
+        if tex_path {
+            // The texture pipeline takes a line a cycle, and the
+            // scheduler dispatches nothing while it takes the
+            // lanes: `ldg_issue_cycles` for an LDG.E.128's 512
+            // bytes, a narrower one in proportion.
+            self.tex_free = now + n.max(1) as u64;
+            let bytes = mask.count_ones() as u64 * size as u64;
+            let hold = (t.ldg_issue_cycles as u64 * bytes).div_ceil(512);
+            self.scheds[s].ldg_until = now + hold.max(1);
+        } else {
+            // The LSU, `global_lsu_bytes` of each line a cycle.
+            let per = t.global_lsu_bytes.max(1);
+            let busy: u64 = lines[..n]
+                .iter()
+                .map(|&(_, sectors)| (sectors * 32).div_ceil(per) as u64)
+                .sum();
+            self.lsu.free = now + busy.max(1);
+        }
+        self.stats.global_transactions += n as u64;
+        self.stats.global_instructions += 1;
+        let sectors: u64 = lines[..n].iter().map(|&(_, s)| s as u64).sum();
+        let bytes = mask.count_ones() as u64 * size as u64;
+        if store {
+            self.stats.global_stores += 1;
+            self.stats.global_store_sectors += sectors;
+            self.stats.global_store_bytes += bytes;
+        } else if matches!(op.kind, Kind::Ld { .. }) {
+            self.stats.global_loads += 1;
+            self.stats.global_load_sectors += sectors;
+            self.stats.global_load_bytes += bytes;
+        }
+        if info.lat == Latency::Texture {
+            self.stats.ldg_lines += n as u64;
+        }
+        let path = if info.lat == Latency::Texture {
+            Path::ReadOnly
+        } else {
+            Path::L2
+        };
+        let slots = if path == Path::ReadOnly {
+            &mut self.ldg_slots
+        } else {
+            &mut self.ld_slots
+        };
+        // Counters before, to tell the observer the lines' outcomes.
+        let (cache0, l2_0) = (self.stats.ldg_cache_hits, mem.stats.l2_hits);
+        let mut misses = Lines::default();
+        for &(line, sectors) in &lines[..n] {
+            // A line the read-only cache holds, or has asked L2
+            // for: its data come no sooner than the fastest L2
+            // answer to the request that brought it (a bound
+            // known at issue, so the same at any thread count).
+            let held = (path == Path::ReadOnly)
+                .then(|| self.rocache.lookup_filled(line, now + self.ldg_l2))
+                .flatten();
+            if let Some(filled) = held {
+                self.stats.ldg_cache_hits += 1;
+                ready = ready.max((now + t.ldg_cache_latency as u64).max(filled));
+            } else if defer {
+                misses.push((line, sectors));
+            } else if store {
+                mem.write(now, line, sectors);
+            } else {
+                ready = ready.max(mem.read(now, line, sectors, path, slots));
+            }
+        }
+        if defer {
+            let due = if store {
+                // Nothing lands.
+                NEVER
+            } else if path == Path::L2 {
+                now + self.ld_l2
+            } else if misses.is_empty() {
+                ready.max(now + self.ldg_hit)
+            } else {
+                ready.max(now + self.ldg_l2)
+            };
+            let w = &self.warps[wi];
+            self.requests.push(Request {
+                cycle: now,
+                sm,
+                due,
+                wi,
+                pending: tex,
+                pc,
+                who: crate::func::Who {
+                    block: self.blocks[bi].idx,
+                    block_dim: l.block_dim,
+                    warp: w.id,
+                    active: w.active,
+                },
+                mask,
+                addrs,
+                ready,
+                misses,
+                stored: stored.map(Box::new),
+                load: (path == Path::L2 && !store).then_some((info.dst, info.ndst)),
+            });
+            self.horizon = self.horizon.min(due);
+            if path == Path::L2 {
+                // Its registers are written when it is resolved.
+                ready = UNTIMED;
+            }
+        }
+        if O::ACTIVE {
+            let cache_hits = self.stats.ldg_cache_hits - cache0;
+            let l2_hits = mem.stats.l2_hits - l2_0;
+            obs.event(Event::Global {
+                cycle: now,
+                sm,
+                sched: s as u8,
+                slot: bi as u8,
+                warp: (wi - bi * self.wpb) as u8,
+                pc,
+                store,
+                lines: n as u8,
+                sectors: sectors.min(u16::MAX as u64) as u16,
+                cache_hits: cache_hits as u8,
+                l2_hits: l2_hits as u8,
+                l2_misses: (n as u64 - cache_hits - l2_hits) as u8,
+                ready,
+            });
+        }
+        ready
+    }
+}
+
+/// A global access as [`Sm::execute`] found it, for [`Sm::global`]: its
+/// active lanes (`mask`), their addresses and bytes each (`size`), and how
+/// it goes (a store; a threaded run's request, and whether a [`Pending`]
+/// waits for it, with a store's data).
+struct Access {
+    addrs: [u64; 32],
+    mask: u32,
+    size: u32,
+    store: bool,
+    defer: bool,
+    pending: bool,
+    stored: Option<[[u32; 32]; 4]>,
 }
 
 /// Counts a shared-memory load's or store's instruction, transactions and
 /// the bytes its active lanes (`mask`, `size` bytes each) asked for.
 #[inline]
-pub(super) fn shared_counts(st: &mut Stats, op: &crate::op::Op, mask: u32, size: u32, tx: u32) {
+pub(super) fn shared_counts(st: &mut Stats, op: &Op, mask: u32, size: u32, tx: u32) {
     let bytes = mask.count_ones() as u64 * size as u64;
     if matches!(op.kind, Kind::St { .. } | Kind::StsCul { .. }) {
         st.shared_stores += 1;
