@@ -113,18 +113,7 @@ impl Sm {
                 let ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
                 shared_counts(&mut self.stats, op, mask, size, tx);
                 write_ready(&mut self.timing[wi], info, now, ready, t);
-                if O::ACTIVE {
-                    obs.event(Event::Shared {
-                        cycle: now,
-                        sm,
-                        sched: s as u8,
-                        slot: bi as u8,
-                        warp: (wi - bi * self.wpb) as u8,
-                        pc,
-                        transactions: tx,
-                        ready,
-                    });
-                }
+                self.shared_event(obs, now, s, bi, wi, pc, tx, ready);
                 return Ok(());
             }
         }
@@ -239,18 +228,7 @@ impl Sm {
                     if !matches!(op.kind, Kind::Shfl { .. }) {
                         shared_counts(&mut self.stats, op, mask, size, tx);
                     }
-                    if O::ACTIVE {
-                        obs.event(Event::Shared {
-                            cycle: now,
-                            sm,
-                            sched: s as u8,
-                            slot: bi as u8,
-                            warp: (wi - bi * self.wpb) as u8,
-                            pc,
-                            transactions: tx,
-                            ready,
-                        });
-                    }
+                    self.shared_event(obs, now, s, bi, wi, pc, tx, ready);
                 } else if space == Space::Local || window(LOCAL_WINDOW) {
                     // Local memory lives in L1, and hits it.
                     let mut lines = [(0u64, 0u32); 64];
@@ -310,6 +288,36 @@ impl Sm {
             write_ready(tm, info, now, ready, t);
         }
         Ok(())
+    }
+
+    /// Tells the observer of warp `wi`'s shared-memory access (of block slot
+    /// `bi`, issued by scheduler `s` at `now`, the instruction at slot `pc`):
+    /// its transactions, and when its data are ready.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn shared_event<O: Observer>(
+        &self,
+        obs: &mut O,
+        now: u64,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        pc: u32,
+        tx: u32,
+        ready: u64,
+    ) {
+        if O::ACTIVE {
+            obs.event(Event::Shared {
+                cycle: now,
+                sm: self.id,
+                sched: s as u8,
+                slot: bi as u8,
+                warp: (wi - bi * self.wpb) as u8,
+                pc,
+                transactions: tx,
+                ready,
+            });
+        }
     }
 
     /// Times warp `wi`'s global access `a` (of block slot `bi`, issued by
