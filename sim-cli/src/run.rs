@@ -441,54 +441,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     }
     if let Some(d) = &args.dump {
-        std::fs::create_dir_all(d).with_context(|| format!("{}", d.display()))?;
-        for b in &out.finals {
-            let p = d.join(format!("{}.bin", b.name));
-            std::fs::write(&p, &b.data).with_context(|| format!("{}", p.display()))?;
-        }
-        // Module variables go in a folder of their own: a variable may share a
-        // buffer's name.
-        let vars = d.join("variables");
-        if !out.variables.is_empty() {
-            std::fs::create_dir_all(&vars).with_context(|| format!("{}", vars.display()))?;
-        }
-        for (name, data) in &out.variables {
-            // A name from the cubin's symbol table names a file in `vars`
-            // and nowhere else: no separator, no leading dot.
-            let mut file: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "_$.-".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            if file.is_empty() || file.starts_with('.') {
-                file.insert(0, '_');
-            }
-            let p = vars.join(format!("{file}.bin"));
-            std::fs::write(&p, data).with_context(|| format!("{}", p.display()))?;
-        }
-        // With --json or --csv, standard output is the report alone.
-        let mut note = format!(
-            "dumped      {} buffers to {}",
-            out.finals.len(),
-            d.display()
-        );
-        if !out.variables.is_empty() {
-            note += &format!(
-                ", {} module variables to {}",
-                out.variables.len(),
-                vars.display()
-            );
-        }
-        if args.json || args.csv {
-            eprintln!("{note}");
-        } else {
-            println!("{note}");
-        }
+        dump(d, &out, args.json || args.csv)?;
     }
     if let (Some(names), Some(t)) = (&wanted, &out.timed) {
         let all = sim_core::timing::metrics::metrics(t, &config);
@@ -498,49 +451,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             .collect();
         print_metrics(&chosen, &r.kernel, args.csv, args.json, &mut json);
     }
-    let mut failed = 0;
-    let mut checks = Vec::new();
-    for (c, res) in r.checks.iter().zip(&out.checks) {
-        let how = match c.compare {
-            Compare::BitExact => "bit-exact".to_string(),
-            Compare::Ulp(u) => format!("within {u} ulp"),
-        };
-        let text = if res.passed() {
-            let ulp = if res.max_ulp > 0 {
-                format!(", max {} ulp", res.max_ulp)
-            } else {
-                String::new()
-            };
-            format!(
-                "{}: PASS ({} elements {how}{ulp})",
-                res.buffer, res.elements
-            )
-        } else {
-            failed += 1;
-            let (i, g, e) = res.first.clone().unwrap_or_default();
-            format!(
-                "{}: FAIL ({} of {} elements differ {how}; first at [{i}]: got {g}, expected {e})",
-                res.buffer, res.mismatches, res.elements
-            )
-        };
-        if args.csv {
-            eprintln!("check       {text}");
-        } else if !args.json {
-            println!("check       {text}");
-        }
-        checks.push(serde_json::json!({
-            "buffer": res.buffer, "passed": res.passed(), "elements": res.elements,
-            "mismatches": res.mismatches, "compare": how, "max_ulp": res.max_ulp,
-        }));
-    }
-    if partial.is_some() && !args.json {
-        let text = "none: a partial run is not checked";
-        if args.csv {
-            eprintln!("check       {text}");
-        } else {
-            println!("check       {text}");
-        }
-    }
+    let (mut failed, checks) = report_checks(&r, &out, args.csv, args.json, partial.is_some());
     json.insert("checks".into(), serde_json::Value::Array(checks));
     if let (Some(base), None, false) = (&out.timed, partial, variants.is_empty()) {
         let mut rows = vec![Varied::of(
@@ -642,6 +553,117 @@ pub fn run(args: RunArgs) -> Result<()> {
         return Err(Interrupted.into());
     }
     Ok(())
+}
+
+/// Writes `out`'s buffers (`NAME.bin`) and module variables
+/// (`variables/NAME.bin`) into `d` (`--dump`), and says so: on standard
+/// error when `quiet` (standard output is then the report alone).
+fn dump(d: &Path, out: &launch::Outcome, quiet: bool) -> Result<()> {
+    std::fs::create_dir_all(d).with_context(|| format!("{}", d.display()))?;
+    for b in &out.finals {
+        let p = d.join(format!("{}.bin", b.name));
+        std::fs::write(&p, &b.data).with_context(|| format!("{}", p.display()))?;
+    }
+    // Module variables go in a folder of their own: a variable may share a
+    // buffer's name.
+    let vars = d.join("variables");
+    if !out.variables.is_empty() {
+        std::fs::create_dir_all(&vars).with_context(|| format!("{}", vars.display()))?;
+    }
+    for (name, data) in &out.variables {
+        // A name from the cubin's symbol table names a file in `vars`
+        // and nowhere else: no separator, no leading dot.
+        let mut file: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "_$.-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if file.is_empty() || file.starts_with('.') {
+            file.insert(0, '_');
+        }
+        let p = vars.join(format!("{file}.bin"));
+        std::fs::write(&p, data).with_context(|| format!("{}", p.display()))?;
+    }
+    // With --json or --csv, standard output is the report alone.
+    let mut note = format!(
+        "dumped      {} buffers to {}",
+        out.finals.len(),
+        d.display()
+    );
+    if !out.variables.is_empty() {
+        note += &format!(
+            ", {} module variables to {}",
+            out.variables.len(),
+            vars.display()
+        );
+    }
+    if quiet {
+        eprintln!("{note}");
+    } else {
+        println!("{note}");
+    }
+    Ok(())
+}
+
+/// Prints `out`'s checks of `r`'s buffers (on standard error with
+/// `csv`, not at all with `json`; a partial run's are none), and returns how
+/// many failed and their JSON.
+fn report_checks(
+    r: &launch::Resolved,
+    out: &launch::Outcome,
+    csv: bool,
+    json: bool,
+    partial: bool,
+) -> (usize, Vec<serde_json::Value>) {
+    let mut failed = 0;
+    let mut checks = Vec::new();
+    for (c, res) in r.checks.iter().zip(&out.checks) {
+        let how = match c.compare {
+            Compare::BitExact => "bit-exact".to_string(),
+            Compare::Ulp(u) => format!("within {u} ulp"),
+        };
+        let text = if res.passed() {
+            let ulp = if res.max_ulp > 0 {
+                format!(", max {} ulp", res.max_ulp)
+            } else {
+                String::new()
+            };
+            format!(
+                "{}: PASS ({} elements {how}{ulp})",
+                res.buffer, res.elements
+            )
+        } else {
+            failed += 1;
+            let (i, g, e) = res.first.clone().unwrap_or_default();
+            format!(
+                "{}: FAIL ({} of {} elements differ {how}; first at [{i}]: got {g}, expected {e})",
+                res.buffer, res.mismatches, res.elements
+            )
+        };
+        if csv {
+            eprintln!("check       {text}");
+        } else if !json {
+            println!("check       {text}");
+        }
+        checks.push(serde_json::json!({
+            "buffer": res.buffer, "passed": res.passed(), "elements": res.elements,
+            "mismatches": res.mismatches, "compare": how, "max_ulp": res.max_ulp,
+        }));
+    }
+    if partial && !json {
+        let text = "none: a partial run is not checked";
+        if csv {
+            eprintln!("check       {text}");
+        } else {
+            println!("check       {text}");
+        }
+    }
+    (failed, checks)
 }
 
 /// One `--vary` setting's run, as the table prints it.
