@@ -598,11 +598,40 @@ fn run_suite(
     Ok((rows, s))
 }
 
-/// The suite's rows, each run on `s`'s target.
+/// The suite's rows, each run on `s`'s target, group by group.
 fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
+    let mut rows = bank_rows(s)?;
+    rows.extend(issue_rows(s)?);
+    rows.extend(order_rows(s)?);
+    rows.extend(reuse_rows(s)?);
+    rows.extend(arbitration_rows(s)?);
+    rows.extend(barrier_rows(s)?);
+    rows.extend(ctrl_rows(s, config)?);
+    rows.extend(latency_rows(s, config)?);
+    rows.extend(shared_rows(s, config)?);
+    rows.extend(stream_rows(s, config, fast)?);
+    Ok(rows)
+}
+
+/// Single issue: every instruction coded `0x20`.
+const SINGLE: [u8; 7] = [0x20; 7];
+
+/// Six independent FFMAs that read one register of each of three banks
+/// (R10..R15 = R4 * R1 + R0).
+fn six_ffmas() -> Vec<String> {
+    (0..6)
+        .map(|k| format!("FFMA R{}, R4, R1, R0", 10 + k))
+        .collect()
+}
+
+/// A 7-instruction group: the six of `ins`, then `last`.
+fn group<'a>(ins: &'a [String], last: &'a str) -> [&'a str; 7] {
+    [&ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &ins[5], last]
+}
+
+/// The FFMA/FMUL operand-bank rows (single issue, 0x20).
+fn bank_rows(s: &Suite) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    // The FFMA/FMUL operand-bank rows (single issue, 0x20).
-    let single = [0x20u8; 7];
     // `conflict_2way` was set from FFMA R5, R2, R1, R0 and `conflict_3way`
     // from FFMA R5, R9, R3, R1; the rows with the same conflict on other
     // registers repeat those measurements, so they are fitted too. The FMUL
@@ -617,9 +646,15 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         ("FMUL R4, R1, R0", 127.50, Kind::Checked),
         ("FMUL R4, R2, R0", 119.17, Kind::Checked),
     ] {
-        let v = s.issue([text; 7], single, 7)?;
+        let v = s.issue([text; 7], SINGLE, 7)?;
         rows.push(Row::new("banks", text, v, "ops/clk/SM").against(kind, measured, 0.02));
     }
+    Ok(rows)
+}
+
+/// Single against dual issue (no conflicts, independent pairs, 1-2-2-1).
+fn issue_rows(s: &Suite) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Single vs dual issue (no conflicts, independent pairs, 1-2-2-1).
     let dual = order_fields([1, 2, 2, 1]);
     for (op, args, single_m, dual_m) in [
@@ -638,7 +673,7 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
             [
                 &ins[0], &ins[1], &ins[2], &ins[3], &ins[4], &ins[5], &ins[0],
             ],
-            single,
+            SINGLE,
             7,
         )?;
         rows.push(
@@ -657,19 +692,15 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
             ),
         );
     }
+    Ok(rows)
+}
+
+/// The six orders of 2 dual and 2 single issues per 7-instruction group.
+fn order_rows(s: &Suite) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // The six orders of 2 dual and 2 single issues per 7-instruction group.
-    let ins: Vec<String> = (0..6)
-        .map(|k| format!("FFMA R{}, R4, R1, R0", 10 + k))
-        .collect();
-    let seven = [
-        &ins[0][..],
-        &ins[1],
-        &ins[2],
-        &ins[3],
-        &ins[4],
-        &ins[5],
-        "NOP",
-    ];
+    let ins = six_ffmas();
+    let seven = group(&ins, "NOP");
     let mut orders = Vec::new();
     for order in [
         [2, 2, 1, 1],
@@ -696,6 +727,12 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         }
         rows.push(r);
     }
+    Ok(rows)
+}
+
+/// Operand reuse, and what a conflict costs, under two warps per scheduler.
+fn reuse_rows(s: &Suite) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Operand reuse under two warps per scheduler (256 threads, as the
     // ladder's kernels run): the 2-way row again. Where the operand
     // collector reuses only what the same warp read in the cycle before, two
@@ -705,7 +742,7 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // reading (the eight-warp rows measure conflicts, which a per-warp buffer
     // would hide); this row tells the two apart on hardware.
     for (text, threads) in [("FFMA R5, R2, R1, R0", 256), ("FFMA R5, R4, R1, R0", 256)] {
-        let (v, _) = s.issue_by([text; 7], single, 7, threads)?;
+        let (v, _) = s.issue_by([text; 7], SINGLE, 7, threads)?;
         rows.push(Row::new(
             "reuse",
             format!("{text}, 2 warps/scheduler"),
@@ -721,26 +758,26 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // nothing. Were a conflict to hold its own warp a cycle for each extra
     // read, every warp would issue once in four cycles, not three: 25% less.
     let (a, b) = ("FFMA R5, R2, R1, R0", "FFMA R7, R9, R3, R4");
-    let (v, _) = s.issue_by([a, b, a, b, a, b, a], single, 7, 256)?;
+    let (v, _) = s.issue_by([a, b, a, b, a, b, a], SINGLE, 7, 256)?;
     rows.push(Row::new(
         "reuse",
         "FFMA 2-way, no shared operand, 2 warps/scheduler",
         v,
         "ops/clk/SM",
     ));
+    Ok(rows)
+}
+
+/// How the schedulers of a pair share their core group: under barriers, and
+/// whatever the loop around the groups.
+fn arbitration_rows(s: &Suite) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Shared-core arbitration under barriers: 1-2-2-1 FFMA groups, each
     // seventh instruction a BAR.SYNC, two warps per scheduler. Neither
     // scheduler of a pair may lag the other (their issue counts within 1%),
     // and the pair still dual-issues.
-    let with_bar = [
-        &ins[0][..],
-        &ins[1],
-        &ins[2],
-        &ins[3],
-        &ins[4],
-        &ins[5],
-        "BAR.SYNC 0x0",
-    ];
+    let ins = six_ffmas();
+    let with_bar = group(&ins, "BAR.SYNC 0x0");
     let (v, t) = s.issue_by(with_bar, order_fields([1, 2, 2, 1]), 6, 256)?;
     rows.push(Row::new(
         "arbitration",
@@ -773,7 +810,7 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
     // 177 to 179 here (`shared_group_arbitration` 1).
     let mut by_loop = Vec::new();
     for b in 0x26..=0x2bu8 {
-        let (v, _) = s.issue_looped(seven, order_fields([1, 2, 2, 1]), 6, 1024, b)?;
+        let (v, _) = s.issue_looped(group(&ins, "NOP"), order_fields([1, 2, 2, 1]), 6, 1024, b)?;
         rows.push(Row::new(
             "arbitration",
             format!("1-2-2-1, loop counter coded {b:#04x}"),
@@ -793,14 +830,26 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         )
         .property(lo / hi >= 0.99),
     );
+    Ok(rows)
+}
+
+/// How long a barrier takes to release.
+fn barrier_rows(s: &Suite) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Barrier release: every instruction a BAR.SYNC of a 1024-thread block.
-    let (v, _) = s.issue_by(["BAR.SYNC 0x0"; 7], single, 1, 1024)?;
+    let (v, _) = s.issue_by(["BAR.SYNC 0x0"; 7], SINGLE, 1, 1024)?;
     rows.push(Row::new(
         "barrier",
         "BAR.SYNC back to back, 32 warps",
         1024.0 / v,
         "cycles",
     ));
+    Ok(rows)
+}
+
+/// The control-byte sweep and the properties the facts state of it.
+fn ctrl_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // The control-byte sweep: FFMA throughput (8 warps per scheduler) and
     // latency (one warp, a dependent chain) for every value.
     for b in 0..=255u8 {
@@ -890,6 +939,13 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         )
         .property(periodic),
     );
+    Ok(rows)
+}
+
+/// Each latency parameter read back through a whole kernel, and what an
+/// LDG costs an FFMA loop.
+fn latency_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Latencies. `alu_latency` (11) is the CUDA C Programming Guide's, and
     // ptxas's spacing of dependent ALU instructions (0x28) covers it with
     // `issue_interval` (3) + 8 cycles; `lds_latency` is from
@@ -956,6 +1012,13 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
             1.0,
         ),
     );
+    Ok(rows)
+}
+
+/// Shared-memory bandwidth: against volume and width, a broadcast, and
+/// beside global loads.
+fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // Shared-memory bandwidth against volume.
     let mut lds_best = [0.0f64; 3];
     for (i, (w, regs)) in [(4u32, 16u32), (8, 32), (16, 64)].into_iter().enumerate() {
@@ -1101,6 +1164,12 @@ fn suite_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
         )
         .property(l64 > l32 && l64 > l128),
     );
+    Ok(rows)
+}
+
+/// The streaming read of global memory, on both paths.
+fn stream_rows(s: &Suite, config: &Config, fast: bool) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
     // The streaming read: 26 blocks x 512 threads, 4 words per thread per
     // load, at a stride of 4 x blockDim x gridDim words, 256 MB (64 MB when
     // fast).
