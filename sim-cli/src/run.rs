@@ -162,28 +162,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let overrides = parse_sets(&args.set)?;
     let wanted = args.metrics.as_deref().map(metric_names).transpose()?;
-    let timed = !args.functional && matches!(args.order, Order::Natural);
-    for (asked, flags) in [
-        (wanted.is_some(), "--metrics needs"),
-        (args.plot.is_some(), "--plot needs"),
-        (args.trace.wanted(), "--trace, --view and --perfetto need"),
-        (args.until.is_some(), "--until needs"),
-        (!args.vary.is_empty(), "--vary needs"),
-    ] {
-        if asked && !timed {
-            bail!("{flags} a timed run: drop --functional and --order");
-        }
-    }
-    if !args.vary.is_empty() {
-        for (asked, flag) in [
-            (args.until.is_some(), "--until"),
-            (args.trace.wanted(), "--trace, --view and --perfetto"),
-        ] {
-            if asked {
-                bail!("--vary compares whole runs, each checked: drop {flag}");
-            }
-        }
-    }
+    let timed = timed_run(&args, wanted.is_some())?;
     let Located {
         launch_path,
         resolved: mut r,
@@ -191,51 +170,15 @@ pub fn run(args: RunArgs) -> Result<()> {
         kernel: file,
     } = locate(args.file.as_deref(), args.launch.as_deref(), &overrides)?;
     let read = reader(&dir);
-    let flags = args.define.iter().map(|d| format!("-D {d}"));
-    let mut flags = flags.chain(
-        args.nvrtc_option
-            .iter()
-            .map(|o| format!("--nvrtc-option {o}")),
-    );
-    if let Some(flag) = flags
-        .next()
-        .filter(|_| file.extension().is_none_or(|e| e != "cu"))
-    {
-        bail!(
-            "{flag}: {} is not CUDA C; -D and --nvrtc-option apply to a `.cu` only",
-            file.display()
-        );
-    }
-    let mut nvrtc = r.nvrtc_options.clone();
-    nvrtc.extend(args.nvrtc_option.iter().cloned());
-    let cubin = load_cubin_with(&file, &args.define, &nvrtc)?;
+    let cubin = kernel_cubin(&args, &file, &r)?;
     if let Some(m) = args.memory {
         r.memory = match m {
             Memory::Strict => sim_core::mem::MemMode::Strict,
             Memory::Driver => sim_core::mem::MemMode::Driver,
         };
     }
-    let order = match (args.order, args.seed) {
-        (Order::Natural | Order::Reverse, Some(seed)) => {
-            bail!("--seed {seed}: the seed is --order shuffled's, and the order is not shuffled")
-        }
-        (Order::Natural, None) => BlockOrder::Natural,
-        (Order::Reverse, None) => BlockOrder::Reverse,
-        (Order::Shuffled, seed) => BlockOrder::Shuffled(seed.unwrap_or(1)),
-    };
-
-    let mut config = args.machine.load()?;
-    // Every setting is checked before the first run.
-    let mut variants = args.machine.variants(&args.vary)?;
-    if let Some(n) = args.sms {
-        if n == 0 || n > 256 {
-            bail!("--sms {n}: between 1 and 256");
-        }
-        config.chip.sms = n;
-        for (_, c) in &mut variants {
-            c.chip.sms = n;
-        }
-    }
+    let order = block_order(args.order, args.seed)?;
+    let (config, variants) = machines(&args)?;
     tracing::info!(
         "load: {} and {} in {:.3} s",
         launch_path.display(),
@@ -278,32 +221,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         threads: crate::threads(args.threads)?,
         ..Default::default()
     };
-    let out = match (recording.as_mut(), timeline.as_mut()) {
-        (Some(rec), Some(tl)) => launch::execute_controlled(
-            &cubin,
-            &r,
-            mode,
-            &config,
-            &read,
-            &mut crate::plot::Tee(&mut rec.writer, tl),
-            &mut ctl,
-        ),
-        (Some(rec), None) => {
-            launch::execute_controlled(&cubin, &r, mode, &config, &read, &mut rec.writer, &mut ctl)
-        }
-        (None, Some(tl)) => {
-            launch::execute_controlled(&cubin, &r, mode, &config, &read, tl, &mut ctl)
-        }
-        (None, None) => launch::execute_controlled(
-            &cubin,
-            &r,
-            mode,
-            &config,
-            &read,
-            &mut sim_core::timing::Nobody,
-            &mut ctl,
-        ),
-    };
+    let listening = (recording.as_mut(), timeline.as_mut());
+    let out = execute(&cubin, &r, mode, &config, &read, listening, &mut ctl);
     // From here on, Ctrl-C ends the program at once (the run is over).
     let ctrl_c = interrupt.is_some_and(|i| i.pressed());
     if ctrl_c {
@@ -319,15 +238,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => anyhow!("{}: {e}", file.display()),
     })?;
     let partial = out.timed.as_ref().and_then(|t| t.partial);
-    if out.padding.accesses > 0 {
-        let (name, addr, past) = out.padding.first.clone().unwrap_or_default();
-        eprintln!(
-            "keplersim: warning: {} accesses past a buffer's end, inside the padding of its \
-             cudaMalloc rounding (driver-like memory; strict memory faults on them); the \
-             first at {addr:#x}, {past} bytes past the end of `{name}`",
-            out.padding.accesses
-        );
-    }
+    warn_padding(&out.padding);
     let secs = out.sim_time.as_secs_f64();
     let total = running.elapsed().as_secs_f64();
     tracing::info!(
@@ -344,102 +255,16 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         json.insert(key.to_string(), value);
     };
-    line(
-        "kernel",
-        format!("{} ({})", r.kernel, file.display()),
-        serde_json::json!({ "name": r.kernel, "file": file.display().to_string() }),
-    );
-    line(
-        "launch",
-        format!(
-            "{}, {} registers/thread, {} B shared/block",
-            r.dims, out.registers, out.shared_bytes
-        ),
-        serde_json::json!({
-            "grid": r.dims.grid, "block": r.dims.block,
-            "registers": out.registers, "shared_bytes": out.shared_bytes,
-        }),
-    );
-    if !r.vars.is_empty() {
-        let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        line("vars", v.join(" "), serde_json::json!(r.vars));
-    }
-    if let Some(m) = args.machine.json() {
-        line("machine", args.machine.describe(), m);
-    }
-    if let (Some(t), Some(p)) = (&out.timed, partial) {
-        let why = match p {
-            Partial::Until(c) if Some(c) == window_end && args.until.is_none_or(|u| u > c) => {
-                format!(
-                    "ended after cycle {c}, the end of the trace's window (--trace-full runs on)"
-                )
-            }
-            Partial::Until(c) => format!("ended after cycle {c} (--until)"),
-            Partial::Stopped => format!("stopped by Ctrl-C after cycle {}", t.cycles - 1),
-            p => p.to_string(),
-        };
-        let (done, grid) = (t.blocks_done, r.dims.blocks());
-        line(
-            "partial",
-            format!(
-                "{why}: the counters below are of cycles 0 to {}, with {done} of {grid} \
-                 blocks done; the outputs were not checked",
-                t.cycles - 1
-            ),
-            serde_json::json!({
-                "reason": match p {
-                    Partial::Stopped => "stopped",
-                    Partial::Until(_) => "until",
-                    Partial::Blocks { .. } => "blocks",
-                },
-                "text": why, "last_cycle": t.cycles - 1,
-                "blocks_done": done, "grid_blocks": grid,
-            }),
-        );
-    }
-    match &out.timed {
-        None => line(
-            "executed",
-            format!(
-                "{} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
-                out.stats.warp_instructions,
-                out.stats.blocks,
-                secs,
-                out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
-            ),
-            serde_json::json!({
-                "warp_instructions": out.stats.warp_instructions, "blocks": out.stats.blocks,
-                "seconds": secs, "mode": "functional",
-            }),
-        ),
-        Some(t) => {
-            let per_s = |n: u64| n as f64 / secs.max(1e-9);
-            let (wi, ti) = (t.stats.warp_instructions, t.stats.thread_instructions);
-            line(
-                "executed",
-                format!(
-                    "{wi} warp-instructions ({ti} thread-instructions) {}: {secs:.2} s, \
-                     {:.0} simulated cycles/s, {:.2} M warp-instructions/s, {:.1} M thread-instructions/s",
-                    if partial.is_some() {
-                        format!("with {} of {} blocks done", out.stats.blocks, r.dims.blocks())
-                    } else {
-                        format!("in {} blocks", out.stats.blocks)
-                    },
-                    per_s(t.cycles),
-                    per_s(wi) / 1e6,
-                    per_s(ti) / 1e6
-                ),
-                serde_json::json!({
-                    "warp_instructions": wi, "thread_instructions": ti,
-                    "blocks": out.stats.blocks, "seconds": secs, "mode": "timed",
-                    "simulated_cycles_per_second": per_s(t.cycles),
-                    "warp_instructions_per_second": per_s(wi),
-                    "thread_instructions_per_second": per_s(ti),
-                }),
-            );
-            report(t, &config, r.flops.filter(|_| partial.is_none()), &mut line);
-        }
-    }
+    let ran = Ran {
+        args: &args,
+        r: &r,
+        file: &file,
+        config: &config,
+        out: &out,
+        window_end,
+        secs,
+    };
+    ran.describe(&mut line);
     if let Some(d) = &args.dump {
         dump(d, &out, args.json || args.csv)?;
     }
@@ -454,25 +279,322 @@ pub fn run(args: RunArgs) -> Result<()> {
     let (mut failed, checks) = report_checks(&r, &out, args.csv, args.json, partial.is_some());
     json.insert("checks".into(), serde_json::Value::Array(checks));
     if let (Some(base), None, false) = (&out.timed, partial, variants.is_empty()) {
+        let (rows, more) = ran.vary(base, &variants, &cubin, mode, &read)?;
+        failed += more;
+        json.insert("vary".into(), serde_json::to_value(&rows[1..])?);
+    }
+    if args.json {
+        println!("{}", serde_json::Value::Object(json));
+    }
+    if let (Some(p), Some(tl), Some(t)) = (&args.plot, &timeline, &out.timed) {
+        plot(p, tl, t, &config, quiet)?;
+    }
+    if let Some(rec) = recording {
+        rec.finish(&args.trace, args.json || args.csv)?;
+    }
+    tracing::info!("done in {:.3} s", started.elapsed().as_secs_f64());
+    if failed > 0 {
+        bail!("{failed} of {} checks failed", r.checks.len());
+    }
+    if ctrl_c && partial == Some(Partial::Stopped) {
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
+/// Refuses what only a timed run has (metrics, a plot, a trace, --until,
+/// --vary) in a functional one, and what --vary cannot compare; gives
+/// whether the run is timed.
+fn timed_run(args: &RunArgs, metrics: bool) -> Result<bool> {
+    let timed = !args.functional && matches!(args.order, Order::Natural);
+    for (asked, flags) in [
+        (metrics, "--metrics needs"),
+        (args.plot.is_some(), "--plot needs"),
+        (args.trace.wanted(), "--trace, --view and --perfetto need"),
+        (args.until.is_some(), "--until needs"),
+        (!args.vary.is_empty(), "--vary needs"),
+    ] {
+        if asked && !timed {
+            bail!("{flags} a timed run: drop --functional and --order");
+        }
+    }
+    if !args.vary.is_empty() {
+        for (asked, flag) in [
+            (args.until.is_some(), "--until"),
+            (args.trace.wanted(), "--trace, --view and --perfetto"),
+        ] {
+            if asked {
+                bail!("--vary compares whole runs, each checked: drop {flag}");
+            }
+        }
+    }
+    Ok(timed)
+}
+
+/// The kernel's cubin: `file` read, or compiled with NVRTC (the launch
+/// file's options, then `--nvrtc-option`s) or assembled first. -D and
+/// --nvrtc-option are refused for anything but CUDA C.
+fn kernel_cubin(args: &RunArgs, file: &Path, r: &launch::Resolved) -> Result<Cubin> {
+    let flags = args.define.iter().map(|d| format!("-D {d}"));
+    let mut flags = flags.chain(
+        args.nvrtc_option
+            .iter()
+            .map(|o| format!("--nvrtc-option {o}")),
+    );
+    if let Some(flag) = flags
+        .next()
+        .filter(|_| file.extension().is_none_or(|e| e != "cu"))
+    {
+        bail!(
+            "{flag}: {} is not CUDA C; -D and --nvrtc-option apply to a `.cu` only",
+            file.display()
+        );
+    }
+    let mut nvrtc = r.nvrtc_options.clone();
+    nvrtc.extend(args.nvrtc_option.iter().cloned());
+    load_cubin_with(file, &args.define, &nvrtc)
+}
+
+/// The block order `--order` and `--seed` ask for.
+fn block_order(order: Order, seed: Option<u64>) -> Result<BlockOrder> {
+    Ok(match (order, seed) {
+        (Order::Natural | Order::Reverse, Some(seed)) => {
+            bail!("--seed {seed}: the seed is --order shuffled's, and the order is not shuffled")
+        }
+        (Order::Natural, None) => BlockOrder::Natural,
+        (Order::Reverse, None) => BlockOrder::Reverse,
+        (Order::Shuffled, seed) => BlockOrder::Shuffled(seed.unwrap_or(1)),
+    })
+}
+
+/// The machine, and each `--vary` setting over it, all checked before the
+/// first run; `--sms` applies to every one.
+fn machines(args: &RunArgs) -> Result<(Config, Vec<(Param, Config)>)> {
+    let mut config = args.machine.load()?;
+    let mut variants = args.machine.variants(&args.vary)?;
+    if let Some(n) = args.sms {
+        if n == 0 || n > 256 {
+            bail!("--sms {n}: between 1 and 256");
+        }
+        config.chip.sms = n;
+        for (_, c) in &mut variants {
+            c.chip.sms = n;
+        }
+    }
+    Ok((config, variants))
+}
+
+/// Runs the launch with whoever listens: the recording of a trace, the
+/// plot's timeline, both or no one.
+fn execute(
+    cubin: &Cubin,
+    r: &launch::Resolved,
+    mode: launch::Mode,
+    config: &Config,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+    listening: (
+        Option<&mut crate::trace::Recording>,
+        Option<&mut crate::plot::Timeline>,
+    ),
+    ctl: &mut sim_core::timing::Control,
+) -> Result<launch::Outcome, launch::RunError> {
+    match listening {
+        (Some(rec), Some(tl)) => launch::execute_controlled(
+            cubin,
+            r,
+            mode,
+            config,
+            read,
+            &mut crate::plot::Tee(&mut rec.writer, tl),
+            ctl,
+        ),
+        (Some(rec), None) => {
+            launch::execute_controlled(cubin, r, mode, config, read, &mut rec.writer, ctl)
+        }
+        (None, Some(tl)) => launch::execute_controlled(cubin, r, mode, config, read, tl, ctl),
+        (None, None) => launch::execute_controlled(
+            cubin,
+            r,
+            mode,
+            config,
+            read,
+            &mut sim_core::timing::Nobody,
+            ctl,
+        ),
+    }
+}
+
+/// Warns of accesses past a buffer's end inside its allocation's rounding
+/// (driver-like memory), with the first.
+fn warn_padding(padding: &sim_core::mem::Padding) {
+    if padding.accesses > 0 {
+        let (name, addr, past) = padding.first.clone().unwrap_or_default();
+        eprintln!(
+            "keplersim: warning: {} accesses past a buffer's end, inside the padding of its \
+             cudaMalloc rounding (driver-like memory; strict memory faults on them); the \
+             first at {addr:#x}, {past} bytes past the end of `{name}`",
+            padding.accesses
+        );
+    }
+}
+
+/// A run that is over, as its report sees it.
+struct Ran<'a> {
+    args: &'a RunArgs,
+    r: &'a launch::Resolved,
+    file: &'a Path,
+    config: &'a Config,
+    out: &'a launch::Outcome,
+    /// The end of the trace's window, when a trace ends the run.
+    window_end: Option<u64>,
+    /// Wall time of the simulation alone.
+    secs: f64,
+}
+
+impl Ran<'_> {
+    /// The report's lines up to the checks: the kernel, its launch, its
+    /// variables, the machine, why a partial run ended, what ran and, timed,
+    /// the timing model's figures.
+    fn describe(&self, line: &mut dyn FnMut(&str, String, serde_json::Value)) {
+        let partial = self.out.timed.as_ref().and_then(|t| t.partial);
+        let secs = self.secs;
+        line(
+            "kernel",
+            format!("{} ({})", self.r.kernel, self.file.display()),
+            serde_json::json!({ "name": self.r.kernel, "file": self.file.display().to_string() }),
+        );
+        line(
+            "launch",
+            format!(
+                "{}, {} registers/thread, {} B shared/block",
+                self.r.dims, self.out.registers, self.out.shared_bytes
+            ),
+            serde_json::json!({
+                "grid": self.r.dims.grid, "block": self.r.dims.block,
+                "registers": self.out.registers, "shared_bytes": self.out.shared_bytes,
+            }),
+        );
+        if !self.r.vars.is_empty() {
+            let v: Vec<String> = self
+                .r
+                .vars
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            line("vars", v.join(" "), serde_json::json!(self.r.vars));
+        }
+        if let Some(m) = self.args.machine.json() {
+            line("machine", self.args.machine.describe(), m);
+        }
+        if let (Some(t), Some(p)) = (&self.out.timed, partial) {
+            let why = match p {
+                Partial::Until(c)
+                    if Some(c) == self.window_end && self.args.until.is_none_or(|u| u > c) =>
+                {
+                    format!(
+                        "ended after cycle {c}, the end of the trace's window (--trace-full runs on)"
+                    )
+                }
+                Partial::Until(c) => format!("ended after cycle {c} (--until)"),
+                Partial::Stopped => format!("stopped by Ctrl-C after cycle {}", t.cycles - 1),
+                p => p.to_string(),
+            };
+            let (done, grid) = (t.blocks_done, self.r.dims.blocks());
+            line(
+                "partial",
+                format!(
+                    "{why}: the counters below are of cycles 0 to {}, with {done} of {grid} \
+                     blocks done; the outputs were not checked",
+                    t.cycles - 1
+                ),
+                serde_json::json!({
+                    "reason": match p {
+                        Partial::Stopped => "stopped",
+                        Partial::Until(_) => "until",
+                        Partial::Blocks { .. } => "blocks",
+                    },
+                    "text": why, "last_cycle": t.cycles - 1,
+                    "blocks_done": done, "grid_blocks": grid,
+                }),
+            );
+        }
+        match &self.out.timed {
+            None => line(
+                "executed",
+                format!(
+                    "{} warp-instructions in {} blocks ({:.2} s, {:.1} M warp-instructions/s, functional)",
+                    self.out.stats.warp_instructions,
+                    self.out.stats.blocks,
+                    secs,
+                    self.out.stats.warp_instructions as f64 / secs.max(1e-9) / 1e6
+                ),
+                serde_json::json!({
+                    "warp_instructions": self.out.stats.warp_instructions, "blocks": self.out.stats.blocks,
+                    "seconds": secs, "mode": "functional",
+                }),
+            ),
+            Some(t) => {
+                let per_s = |n: u64| n as f64 / secs.max(1e-9);
+                let (wi, ti) = (t.stats.warp_instructions, t.stats.thread_instructions);
+                line(
+                    "executed",
+                    format!(
+                        "{wi} warp-instructions ({ti} thread-instructions) {}: {secs:.2} s, \
+                         {:.0} simulated cycles/s, {:.2} M warp-instructions/s, {:.1} M thread-instructions/s",
+                        if partial.is_some() {
+                            format!("with {} of {} blocks done", self.out.stats.blocks, self.r.dims.blocks())
+                        } else {
+                            format!("in {} blocks", self.out.stats.blocks)
+                        },
+                        per_s(t.cycles),
+                        per_s(wi) / 1e6,
+                        per_s(ti) / 1e6
+                    ),
+                    serde_json::json!({
+                        "warp_instructions": wi, "thread_instructions": ti,
+                        "blocks": self.out.stats.blocks, "seconds": secs, "mode": "timed",
+                        "simulated_cycles_per_second": per_s(t.cycles),
+                        "warp_instructions_per_second": per_s(wi),
+                        "thread_instructions_per_second": per_s(ti),
+                    }),
+                );
+                report(t, self.config, self.r.flops.filter(|_| partial.is_none()), line);
+            }
+        }
+    }
+
+    /// `--vary`: the run again on each setting, each checked, said on
+    /// standard error as it ends, then the table (unless the report is
+    /// JSON); the rows, this run's first, and how many runs failed their
+    /// checks.
+    fn vary(
+        &self,
+        base: &sim_core::timing::Timed,
+        variants: &[(Param, Config)],
+        cubin: &Cubin,
+        mode: launch::Mode,
+        read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<(Vec<Varied>, usize)> {
         let mut rows = vec![Varied::of(
             "(none)".into(),
             base,
-            &out.checks,
-            r.flops,
-            &config,
+            &self.out.checks,
+            self.r.flops,
+            self.config,
         )];
-        for (param, cfg) in &variants {
+        let mut failed = 0;
+        for (param, cfg) in variants {
             let mut ctl = sim_core::timing::Control {
-                threads: crate::threads(args.threads)?,
+                threads: crate::threads(self.args.threads)?,
                 ..Default::default()
             };
             let began = std::time::Instant::now();
             let o = launch::execute_controlled(
-                &cubin,
-                &r,
+                cubin,
+                self.r,
                 mode,
                 cfg,
-                &read,
+                read,
                 &mut sim_core::timing::Nobody,
                 &mut ctl,
             )
@@ -481,7 +603,7 @@ pub fn run(args: RunArgs) -> Result<()> {
                 .timed
                 .as_ref()
                 .ok_or_else(|| anyhow!("--vary {param}: the run was not timed"))?;
-            let row = Varied::of(param.to_string(), t, &o.checks, r.flops, cfg);
+            let row = Varied::of(param.to_string(), t, &o.checks, self.r.flops, cfg);
             if !row.passed {
                 failed += 1;
             }
@@ -498,10 +620,10 @@ pub fn run(args: RunArgs) -> Result<()> {
             );
             rows.push(row);
         }
-        if !args.json && !args.csv {
+        if !self.args.json && !self.args.csv {
             println!(
                 "\nEach setting alone over {}:\n| setting | cycles | change | IPC | GFlop/s | check |\n|---|---|---|---|---|---|",
-                args.machine.describe()
+                self.args.machine.describe()
             );
             for v in &rows {
                 println!(
@@ -522,35 +644,31 @@ pub fn run(args: RunArgs) -> Result<()> {
                 );
             }
         }
-        json.insert("vary".into(), serde_json::to_value(&rows[1..])?);
+        Ok((rows, failed))
     }
-    if args.json {
-        println!("{}", serde_json::Value::Object(json));
-    }
-    if let (Some(p), Some(tl), Some(t)) = (&args.plot, &timeline, &out.timed) {
-        let n = (config.timing.schedulers as usize).min(t.stats.sched_issue.len());
-        let sched: Vec<(u64, Vec<u64>)> = (0..n)
-            .map(|s| (t.stats.sched_issue[s], t.stats.sched_stall[s].to_vec()))
-            .collect();
-        crate::plot::run(
-            p,
-            &sim_core::timing::events::STALLS,
-            &sched,
-            &tl.rate(t.sms, 400),
-        )?;
-        if !args.json && !args.csv {
-            println!("plotted     {}", p.display());
-        }
-    }
-    if let Some(rec) = recording {
-        rec.finish(&args.trace, args.json || args.csv)?;
-    }
-    tracing::info!("done in {:.3} s", started.elapsed().as_secs_f64());
-    if failed > 0 {
-        bail!("{failed} of {} checks failed", r.checks.len());
-    }
-    if ctrl_c && partial == Some(Partial::Stopped) {
-        return Err(Interrupted.into());
+}
+
+/// `--plot`: each scheduler's cycles by what it did, and the issue rate
+/// over time, as SVG.
+fn plot(
+    p: &Path,
+    tl: &crate::plot::Timeline,
+    t: &sim_core::timing::Timed,
+    config: &Config,
+    quiet: bool,
+) -> Result<()> {
+    let n = (config.timing.schedulers as usize).min(t.stats.sched_issue.len());
+    let sched: Vec<(u64, Vec<u64>)> = (0..n)
+        .map(|s| (t.stats.sched_issue[s], t.stats.sched_stall[s].to_vec()))
+        .collect();
+    crate::plot::run(
+        p,
+        &sim_core::timing::events::STALLS,
+        &sched,
+        &tl.rate(t.sms, 400),
+    )?;
+    if !quiet {
+        println!("plotted     {}", p.display());
     }
     Ok(())
 }
