@@ -26,7 +26,7 @@ pub fn warp_tid(slot: u8, warp: u8) -> u64 {
 }
 
 /// The trace's events as Chrome trace events, all in memory (what a test
-/// looks at; [`write`] streams them instead).
+/// looks at; [`write`](fn@write) streams them instead).
 pub fn events(trace: &Trace) -> Vec<Value> {
     let mut all = Vec::new();
     for_each_event(trace, |v| all.push(v));

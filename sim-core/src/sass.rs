@@ -45,7 +45,8 @@ pub enum OpndKind {
     Pred(u8),
     /// An integer immediate (also a branch target, printed as an address).
     Int(i64),
-    /// A float immediate, as the text's value; see [`Syntax::float_bits`].
+    /// A float immediate, as the text's value (the exact bits of a decoded
+    /// one reach [`crate::lower::lower`] beside it).
     Float(f64),
     /// `c[bank][offset]`.
     CBank { bank: u8, offset: i64 },

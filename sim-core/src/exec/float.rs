@@ -9,9 +9,9 @@ use crate::op::*;
 use crate::warp::Warp;
 
 /// The FFMA of three registers (round to nearest, no `.FTZ`/`.SAT`/`.S`), run
-/// as [`exec`] runs it; false (nothing done) for any other instruction. The
+/// as [`exec`](super::exec) runs it; false (nothing done) for any other instruction. The
 /// timing model calls [`ffma3`] itself for the instructions [`is_ffma3`]
-/// picks out before it sets up anything else [`exec`] needs.
+/// picks out before it sets up anything else [`exec`](super::exec) needs.
 #[inline]
 pub(crate) fn exec_ffma(op: &Op, w: &mut Warp) -> bool {
     is_ffma3(op) && ffma3(op, w, fp::FfmaRows::host())
@@ -37,7 +37,7 @@ pub(crate) fn is_ffma3(op: &Op) -> bool {
         && plain_reg(&s[2])
 }
 
-/// Runs `op`, an FFMA [`is_ffma3`] picked out, as [`exec`] does, when some
+/// Runs `op`, an FFMA [`is_ffma3`] picked out, as [`exec`](super::exec) does, when some
 /// lane is running (else false: nothing done), by `rows`, the host's
 /// routine ([`fp::FfmaRows::host`]).
 #[inline]

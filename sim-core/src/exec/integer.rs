@@ -10,7 +10,7 @@ use crate::program::Program;
 use crate::warp::Warp;
 
 /// The integer instructions of the kernels' address arithmetic, without a
-/// condition code: [`exec_general`] and the timing model's own path for them
+/// condition code: [`exec_general`](super::exec_general) and the timing model's own path for them
 /// ([`IntRoutine`]) both work their lanes out by [`int_lanes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntOp {
@@ -138,7 +138,7 @@ pub(super) fn int_lanes(f: IntOp, s: &[Operand; 4], a: &R, b: &R, c: &R) -> R {
 }
 
 /// The timing model's own path for the integer instructions [`IntOp::of`]
-/// picks out: the routine for this host (and [`use_wide_lanes`]' setting),
+/// picks out: the routine for this host (and [`use_wide_lanes`](super::use_wide_lanes)' setting),
 /// chosen once, so that nothing is asked of the CPU for each instruction.
 #[derive(Clone, Copy)]
 pub struct IntRoutine(unsafe fn(&Op, IntOp, &mut Warp, &Program, &[u8]) -> bool);
@@ -156,7 +156,7 @@ impl IntRoutine {
         IntRoutine(exec_int_any)
     }
 
-    /// Runs `op`, whose form is `f` ([`IntOp::of`]), as [`exec`] does, when
+    /// Runs `op`, whose form is `f` ([`IntOp::of`]), as [`exec`](super::exec) does, when
     /// its sources are registers, immediates or constants that exist
     /// (`cbank0` for bank 0) and it leaves every lane where it is (no `.S`,
     /// some lane running); false (nothing done) otherwise.
@@ -190,7 +190,7 @@ pub(super) unsafe fn exec_int_any(
 }
 
 /// [`IntRoutine`]'s body built for AVX2 (eight lanes an instruction), as
-/// [`exec_general`] is.
+/// [`exec_general`](super::exec_general) is.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn exec_int_avx2(

@@ -10,9 +10,9 @@ use crate::warp::{Lanes, Warp};
 
 /// `LDS`/`STS` of 32, 64 or 128 bits at a register plus an offset, run when
 /// every active lane's access is aligned and inside `shared` (the kernels'
-/// inner loops): as [`exec`] runs it, with the lane addresses, in 32 bits, left
+/// inner loops): as [`exec`](super::exec) runs it, with the lane addresses, in 32 bits, left
 /// in `addr` for the timing model. `None` (nothing done) for any other
-/// instruction, no active lane, or an access [`exec`] must fault or take lane
+/// instruction, no active lane, or an access [`exec`](super::exec) must fault or take lane
 /// by lane; else the lanes it ran and the bytes each moved.
 #[inline]
 pub(crate) fn exec_shared(

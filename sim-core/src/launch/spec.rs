@@ -21,7 +21,7 @@
 //! )
 //! ```
 //!
-//! This module is only the schema (the raw, parsed form); [`super::resolve`] checks
+//! This module is only the schema (the raw, parsed form); [`resolve`](super::resolve()) checks
 //! it and evaluates every expression against the variables.
 
 use std::collections::BTreeMap;

@@ -16,8 +16,8 @@ mod integer;
 mod memory;
 
 /// Lowers one instruction's syntax. `float_bits` are the exact bits of its float
-/// immediates in text order (from the decoded fields); `addr` is its byte
-/// address (branch targets are absolute already).
+/// immediates in text order (from the decoded fields); its branch targets
+/// are absolute already.
 pub fn lower(s: &Syntax, float_bits: &[Value]) -> Result<Op, String> {
     let mut op = Op::filler(Kind::Nop);
     if let Some((p, n)) = s.guard {

@@ -110,7 +110,7 @@ impl Shape {
         Shape::from_steps(a, on)
     }
 
-    /// The shape from [`on_line`]'s three masks.
+    /// The shape from the three masks of `on_line` (or `sse2_on_line`).
     #[inline(always)]
     fn from_steps(a: &[u32; 32], (lo, hi, rep): (u32, u32, u32)) -> Shape {
         let (a0, d) = (a[0], a[1].wrapping_sub(a[0]));
@@ -270,7 +270,7 @@ fn on_line(a: &[u32; 32]) -> (u32, u32, u32) {
     (lo, hi, rep)
 }
 
-/// [`on_line`] four lanes at a time (SSE2, which every x86-64 has).
+/// `on_line` four lanes at a time (SSE2, which every x86-64 has).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn sse2_on_line(a: &[u32; 32]) -> (u32, u32, u32) {

@@ -332,7 +332,7 @@ pub struct KernelParam {
     pub index: u32,
     /// Position in the PTX parameter list, from 0.
     pub ordinal: u16,
-    /// Byte offset within the parameter area (which starts at c[0x0][0x140] on sm_35).
+    /// Byte offset within the parameter area (which starts at `c[0x0][0x140]` on sm_35).
     pub offset: u16,
     /// Bytes (14 bits: bits 18..=31 of the packed word).
     pub size: u16,

@@ -19,7 +19,7 @@ use super::{
 
 /// Largest constant bank sm_35 has (64 KiB).
 const MAX_BANK_BYTES: usize = 0x1_0000;
-/// Constant banks sm_35 addresses (c[0x0] .. c[0xf]).
+/// Constant banks sm_35 addresses (`c[0x0]` .. `c[0xf]`).
 const BANKS: u32 = 16;
 
 /// One kernel parameter for the writer; its ordinal is its position in

@@ -47,7 +47,8 @@ pub fn is_float(ty: &str) -> bool {
     ty.starts_with('f')
 }
 
-/// One kernel (or, with [`Kernel::func`], a device function) being built.
+/// One kernel being built (the device functions it calls go in its
+/// module-level text).
 #[derive(Debug, Clone)]
 pub struct Kernel {
     name: String,
