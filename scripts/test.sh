@@ -14,6 +14,10 @@ if ! command -v tmux >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/de
         || echo "note: tmux could not be installed; the viewer's terminal test will skip"
 fi
 cargo test --workspace --release "$@"
+# The code's own documentation: every intra-doc link resolves, private items
+# included (they may be linked from public ones: the docs are for developers).
+RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" \
+    cargo doc --workspace --no-deps --document-private-items --quiet
 # Every fuzz target for a short smoke time (scripts/fuzz-smoke.sh: builds
 # them, installing cargo-fuzz if it is missing; fails on any crash).
 # FUZZ_SMOKE=0 skips it.
