@@ -339,6 +339,13 @@ struct Work {
 /// At most this many seeds of a form are its variants.
 const MAX_SEED_VARIANTS: usize = 4;
 
+/// A form's key: its fixed bits (the mask) and their values.
+type Key = (u64, u64);
+
+/// A word waiting to seed a form: the word, the fixed bits it inherits, its
+/// branch-target operands, and whether it was split off for RZ.
+type Pending = (u64, u64, Vec<usize>, bool);
+
 /// Runs the crack over `seeds`.
 pub fn crack(
     tools: &Tools,
@@ -376,48 +383,57 @@ pub fn crack(
             .flat_map(|&s| (0..64).map(move |i| s ^ (1u64 << i))),
     )?;
 
-    // Forms are refined until no single flip of any variant changes the layout: a
-    // bit that does so in some context (IMAD's two negations print as `.PO`
-    // together) joins the mask, and the form splits by its value.
-    let mut works: BTreeMap<(u64, u64), Work> = BTreeMap::new();
-    // (word, fixed bits it inherits, branch-target operands, split off for RZ)
-    let mut pending: Vec<(u64, u64, Vec<usize>, bool)> = valid
+    let mut works = find_forms(&mut l, &valid, &pcrel_of, &mut log)?;
+    log(&format!(
+        "{} forms from {} valid seeds",
+        works.len(),
+        valid.len()
+    ));
+    order_rz_forms(&mut l, &mut works, &mut log);
+    add_seed_variants(&l, &mut works, &valid);
+
+    let keys: Vec<Key> = works.keys().copied().collect();
+    let (plans, mut forms) = learn_groups(&mut l, &works, &keys, &mut log)?;
+    complete_decorations(&mut l, &keys, &plans, &mut forms, &mut log)?;
+    split_optional_zeros(&mut l, &works, &keys, &plans, &mut forms, &mut log)?;
+    fill_from_seeds(&mut forms, &seeds);
+    l.save();
+    log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
+    Ok(CrackReport {
+        forms,
+        seeds: seeds.len(),
+        probes: l.probes,
+    })
+}
+
+/// Passes 2 and 3: the forms, from the `valid` seeds. Forms are refined
+/// until no single flip of any variant changes the layout: a bit that does so
+/// in some context (IMAD's two negations print as `.PO` together) joins the
+/// mask, and the form splits by its value.
+///
+/// Phase 1 learns the forms split off for a register at RZ, from seeds the
+/// forms of phase 0 give (see [`rz_splits`]), so that phase 0 finds what it
+/// would without them. It seeds no forms from flips: those are the flips of
+/// the forms the splits come from, with a register at RZ, and seed the same
+/// instructions.
+fn find_forms(
+    l: &mut Learner,
+    valid: &[u64],
+    pcrel_of: &HashMap<u64, Vec<usize>>,
+    log: &mut impl FnMut(&str),
+) -> Result<BTreeMap<Key, Work>, OracleError> {
+    let mut works: BTreeMap<Key, Work> = BTreeMap::new();
+    let mut pending: Vec<Pending> = valid
         .iter()
         .map(|&s| (s, 0, pcrel_of.get(&s).cloned().unwrap_or_default(), false))
         .collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut seen: HashSet<(String, u64)> = HashSet::new();
-    // Phase 1 learns the forms split off for a register at RZ, from seeds the
-    // forms of phase 0 give (see [`rz_splits`]), so that phase 0 finds what it
-    // would without them. It seeds no forms from flips: those are the flips of
-    // the forms the splits come from, with a register at RZ, and seed the same
-    // instructions. `rz_parents`: the forms the splits came from.
-    let mut rz_parents: Vec<(u64, u64)> = Vec::new();
+    // The forms the splits of phase 1 came from.
+    let mut rz_parents: Vec<Key> = Vec::new();
     for phase in 0..2 {
         if phase == 1 {
-            let keys: Vec<(u64, u64)> = works.keys().copied().collect();
-            let splits = rz_splits(&mut l, &works, &keys, RzChange::Modifiers, |_| 0)?;
-            rz_parents = splits.iter().map(|x| x.key).collect();
-            rz_parents.sort_unstable();
-            rz_parents.dedup();
-            seed_splits(
-                splits,
-                true,
-                "register fields whose value RZ prints other modifiers seed forms",
-                &mut pending,
-                &mut log,
-            );
-            // An operand that vanishes at RZ (FCCO's last register: `FCCO.SP
-            // P1, R8, R3, 0x1` and `FCCO.SP P1, R8, 0x1`) is a layout of its
-            // own: a form with the parent's fixed bits and the field's.
-            let vanish = rz_splits(&mut l, &works, &keys, RzChange::Vanishes, |w| w.mask)?;
-            seed_splits(
-                vanish,
-                false,
-                "register fields whose operand vanishes at RZ seed forms",
-                &mut pending,
-                &mut log,
-            );
+            rz_parents = seed_rz_forms(l, &works, &mut pending, log)?;
         }
         for round in 0..8 {
             l.fetch(
@@ -425,33 +441,7 @@ pub fn crack(
                     .iter()
                     .flat_map(|p| (0..64).map(move |i| p.0 ^ (1u64 << i))),
             )?;
-            let mut new_keys = Vec::new();
-            for (s, parent_mask, pcrel, rz_split) in std::mem::take(&mut pending) {
-                let Ok(t) = l.canon(s, &pcrel) else { continue };
-                let sig = signature(&t);
-                let mask = parent_mask | opcode_bits(&l, s, &pcrel, &t);
-                let key = (mask, s & mask);
-                match works.entry(key) {
-                    std::collections::btree_map::Entry::Vacant(e) => {
-                        e.insert(Work {
-                            seed: s,
-                            mask,
-                            sig,
-                            pcrel: pcrel.clone(),
-                            variants: vec![s],
-                            seeds: 1,
-                            rz_split,
-                        });
-                        l.pcrel_ops.insert(key, pcrel);
-                        new_keys.push(key);
-                    }
-                    // A form found from another seed too is the same form: it
-                    // still goes first if it is the RZ case of another.
-                    std::collections::btree_map::Entry::Occupied(mut e) => {
-                        e.get_mut().rz_split |= rz_split;
-                    }
-                }
-            }
+            let new_keys = admit(l, &mut works, std::mem::take(&mut pending));
             log(&format!(
                 "round {round}: {} new forms, {} in all",
                 new_keys.len(),
@@ -466,111 +456,219 @@ pub fn crack(
                 if round == 0 {
                     keys.extend(rz_parents.iter().copied());
                 }
-                let splits = rz_splits(&mut l, &works, &keys, RzChange::Text, |w| w.mask)?;
+                let splits = rz_splits(l, &works, &keys, RzChange::Text, |w| w.mask)?;
                 seed_splits(
                     splits,
                     false,
                     "other register fields of those print differently at RZ",
                     &mut pending,
-                    &mut log,
+                    log,
                 );
             }
             if round < 7 && phase == 0 {
-                // Single flips of the seeds that make another instruction (FFMA32I
-                // from FFMA, BRX from BRA) seed forms of their own: one per text
-                // signature and fixed-bit value of the seed they came from. So do
-                // those of forms found later: a condition code that is an opcode
-                // field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
-                let mut extra: Vec<u64> = Vec::new();
-                for key in &new_keys {
-                    let w = &works[key];
-                    for i in 0..64 {
-                        let f = w.seed ^ (1u64 << i);
-                        let Ok(t) = l.canon(f, &w.pcrel) else {
-                            continue;
-                        };
-                        let sig = signature(&t);
-                        if sig != w.sig && seen.insert((sig, f & w.mask)) {
-                            extra.push(f);
-                        }
-                    }
-                }
-                let extra_pcrel = find_pcrel(&mut l, &extra)?;
-                log(&format!(
-                    "{} single flips that change the instruction seed forms too",
-                    extra.len()
-                ));
-                for f in extra {
-                    let pcrel = extra_pcrel.get(&f).cloned().unwrap_or_default();
-                    pending.push((f, 0, pcrel, false));
-                }
+                pending.extend(other_instructions(l, &works, &new_keys, &mut seen, log)?);
             }
             if new_keys.is_empty() {
                 break;
             }
-            // Random variants of each new form.
-            let mut cands: Vec<((u64, u64), u64)> = Vec::new();
-            for key in &new_keys {
-                let w = &works[key];
-                for _ in 0..24 {
-                    cands.push((*key, w.seed ^ (rng.next() & !w.mask)));
-                }
+            add_random_variants(l, &mut works, &new_keys, &mut rng)?;
+            // (The last round splits nothing.)
+            pending.extend(split_by_flips(l, &mut works, &new_keys, round < 7)?);
+        }
+    }
+    Ok(works)
+}
+
+/// Phase 1's seeds, queued on `pending`: register fields of the forms found
+/// whose value RZ prints with other modifiers, and those whose operand
+/// vanishes at RZ (FCCO's last register: `FCCO.SP P1, R8, R3, 0x1` and
+/// `FCCO.SP P1, R8, 0x1`), a layout of its own: a form with the parent's
+/// fixed bits and the field's. Gives the forms the first came from.
+fn seed_rz_forms(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    pending: &mut Vec<Pending>,
+    log: &mut impl FnMut(&str),
+) -> Result<Vec<Key>, OracleError> {
+    let keys: Vec<Key> = works.keys().copied().collect();
+    let splits = rz_splits(l, works, &keys, RzChange::Modifiers, |_| 0)?;
+    let mut rz_parents: Vec<Key> = splits.iter().map(|x| x.key).collect();
+    rz_parents.sort_unstable();
+    rz_parents.dedup();
+    seed_splits(
+        splits,
+        true,
+        "register fields whose value RZ prints other modifiers seed forms",
+        pending,
+        log,
+    );
+    let vanish = rz_splits(l, works, &keys, RzChange::Vanishes, |w| w.mask)?;
+    seed_splits(
+        vanish,
+        false,
+        "register fields whose operand vanishes at RZ seed forms",
+        pending,
+        log,
+    );
+    Ok(rz_parents)
+}
+
+/// Each pending word that nvdisasm reads makes a form of its text's layout
+/// (its key: its fixed bits and their values), unless the form is known;
+/// gives the keys of the new forms.
+fn admit(l: &mut Learner, works: &mut BTreeMap<Key, Work>, pending: Vec<Pending>) -> Vec<Key> {
+    let mut new_keys = Vec::new();
+    for (s, parent_mask, pcrel, rz_split) in pending {
+        let Ok(t) = l.canon(s, &pcrel) else { continue };
+        let sig = signature(&t);
+        let mask = parent_mask | opcode_bits(l, s, &pcrel, &t);
+        let key = (mask, s & mask);
+        match works.entry(key) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(Work {
+                    seed: s,
+                    mask,
+                    sig,
+                    pcrel: pcrel.clone(),
+                    variants: vec![s],
+                    seeds: 1,
+                    rz_split,
+                });
+                l.pcrel_ops.insert(key, pcrel);
+                new_keys.push(key);
             }
-            l.fetch(cands.iter().map(|c| c.1))?;
-            for (key, c) in cands {
-                let w = works.get_mut(&key).expect("form");
-                if w.variants.len() >= w.seeds + 5 || w.variants.contains(&c) {
-                    continue;
-                }
-                if let Ok(t) = l.canon(c, &w.pcrel) {
-                    if same_form(&signature(&t), &w.sig) {
-                        w.variants.push(c);
-                    }
-                }
+            // A form found from another seed too is the same form: it
+            // still goes first if it is the RZ case of another.
+            std::collections::btree_map::Entry::Occupied(mut e) => {
+                e.get_mut().rz_split |= rz_split;
             }
-            // All flips of every variant; a bit that changes the layout of any variant
-            // splits the form.
-            l.fetch(
-                new_keys
-                    .iter()
-                    .flat_map(|k| works[k].variants.clone())
-                    .flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))),
-            )?;
-            for key in &new_keys {
-                let w = &works[key];
-                let mut extra = 0u64;
-                for &v in &w.variants {
-                    let t = l.canon(v, &w.pcrel).expect("variant is valid");
-                    extra |= opcode_bits(&l, v, &w.pcrel, &t) & !w.mask;
-                }
-                if extra != 0 && round < 7 {
-                    let w = works.remove(key).expect("form");
-                    for &v in &w.variants {
-                        pending.push((v, w.mask | extra, w.pcrel.clone(), w.rz_split));
-                        for i in 0..64 {
-                            if extra >> i & 1 == 1 {
-                                pending.push((
-                                    v ^ (1u64 << i),
-                                    w.mask | extra,
-                                    w.pcrel.clone(),
-                                    w.rz_split,
-                                ));
-                            }
-                        }
+        }
+    }
+    new_keys
+}
+
+/// Single flips of the seeds of the forms `new_keys` that make another
+/// instruction (FFMA32I from FFMA, BRX from BRA) seed forms of their own: one
+/// per text signature and fixed-bit value of the seed they came from
+/// (`seen`). So do those of forms found later: a condition code that is an
+/// opcode field (`NOP CC.GE, 0x2`) reaches every value a flip at a time.
+fn other_instructions(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    new_keys: &[Key],
+    seen: &mut HashSet<(String, u64)>,
+    log: &mut impl FnMut(&str),
+) -> Result<Vec<Pending>, OracleError> {
+    let mut extra: Vec<u64> = Vec::new();
+    for key in new_keys {
+        let w = &works[key];
+        for i in 0..64 {
+            let f = w.seed ^ (1u64 << i);
+            let Ok(t) = l.canon(f, &w.pcrel) else {
+                continue;
+            };
+            let sig = signature(&t);
+            if sig != w.sig && seen.insert((sig, f & w.mask)) {
+                extra.push(f);
+            }
+        }
+    }
+    let extra_pcrel = find_pcrel(l, &extra)?;
+    log(&format!(
+        "{} single flips that change the instruction seed forms too",
+        extra.len()
+    ));
+    Ok(extra
+        .into_iter()
+        .map(|f| {
+            let pcrel = extra_pcrel.get(&f).cloned().unwrap_or_default();
+            (f, 0, pcrel, false)
+        })
+        .collect())
+}
+
+/// Random variants of each new form: up to five words of its layout, the
+/// bits outside its mask drawn from `rng`.
+fn add_random_variants(
+    l: &mut Learner,
+    works: &mut BTreeMap<Key, Work>,
+    new_keys: &[Key],
+    rng: &mut Rng,
+) -> Result<(), OracleError> {
+    let mut cands: Vec<(Key, u64)> = Vec::new();
+    for key in new_keys {
+        let w = &works[key];
+        for _ in 0..24 {
+            cands.push((*key, w.seed ^ (rng.next() & !w.mask)));
+        }
+    }
+    l.fetch(cands.iter().map(|c| c.1))?;
+    for (key, c) in cands {
+        let w = works.get_mut(&key).expect("form");
+        if w.variants.len() >= w.seeds + 5 || w.variants.contains(&c) {
+            continue;
+        }
+        if let Ok(t) = l.canon(c, &w.pcrel) {
+            if same_form(&signature(&t), &w.sig) {
+                w.variants.push(c);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// All flips of every variant of the forms `new_keys`; a bit that changes the
+/// layout of any variant splits the form (when `split`): it is taken out, and
+/// its variants, and their flips of those bits, are queued with the bits
+/// fixed.
+fn split_by_flips(
+    l: &mut Learner,
+    works: &mut BTreeMap<Key, Work>,
+    new_keys: &[Key],
+    split: bool,
+) -> Result<Vec<Pending>, OracleError> {
+    l.fetch(
+        new_keys
+            .iter()
+            .flat_map(|k| works[k].variants.clone())
+            .flat_map(|v| (0..64).map(move |i| v ^ (1u64 << i))),
+    )?;
+    let mut pending = Vec::new();
+    for key in new_keys {
+        let w = &works[key];
+        let mut extra = 0u64;
+        for &v in &w.variants {
+            let t = l.canon(v, &w.pcrel).expect("variant is valid");
+            extra |= opcode_bits(l, v, &w.pcrel, &t) & !w.mask;
+        }
+        if extra != 0 && split {
+            let w = works.remove(key).expect("form");
+            for &v in &w.variants {
+                pending.push((v, w.mask | extra, w.pcrel.clone(), w.rz_split));
+                for i in 0..64 {
+                    if extra >> i & 1 == 1 {
+                        pending.push((
+                            v ^ (1u64 << i),
+                            w.mask | extra,
+                            w.pcrel.clone(),
+                            w.rz_split,
+                        ));
                     }
                 }
             }
         }
     }
-    log(&format!(
-        "{} forms from {} valid seeds",
-        works.len(),
-        valid.len()
-    ));
-    // A form whose fixed bits hold those of one split off for RZ is a case of
-    // it (AST with base RZ and no source, `AST a[0x20], R6`): it goes first
-    // too, and before it, the decoder trying the most fixed bits first.
-    let split: Vec<(u64, u64)> = works
+    Ok(pending)
+}
+
+/// The forms split off for RZ, in the order the decoder tries them
+/// (`l.rz_keys`). A form whose fixed bits hold those of one split off for RZ
+/// is a case of it (AST with base RZ and no source, `AST a[0x20], R6`): it
+/// goes first too, and before it, the decoder trying the most fixed bits
+/// first. A random variant that a form split off for RZ holds is that form's
+/// (the seed, the first variant, is the only one from the seeds yet).
+fn order_rz_forms(l: &mut Learner, works: &mut BTreeMap<Key, Work>, log: &mut impl FnMut(&str)) {
+    let split: Vec<Key> = works
         .iter()
         .filter(|(_, w)| w.rz_split)
         .map(|(k, _)| *k)
@@ -589,20 +687,21 @@ pub fn crack(
         "{} forms split off for a register at RZ",
         l.rz_keys.len()
     ));
-    // A random variant that a form split off for RZ holds is that form's (the
-    // seed, the first variant, is the only one from the seeds yet).
     for w in works.values_mut().filter(|w| !w.rz_split) {
         let seed = w.seed;
         w.variants.retain(|&v| v == seed || l.rz_form(v).is_none());
     }
+}
 
-    // The seeds a form holds (as the decoder would pick it) are its variants
-    // too: ptxas's words show fields that random ones hide (VMNMX's sign types
-    // print only with valid byte selectors). Their flips were fetched in pass 1.
+/// The seeds a form holds (as the decoder would pick it) are its variants
+/// too, up to [`MAX_SEED_VARIANTS`]: ptxas's words show fields that random
+/// ones hide (VMNMX's sign types print only with valid byte selectors). Their
+/// flips were fetched in pass 1.
+fn add_seed_variants(l: &Learner, works: &mut BTreeMap<Key, Work>, valid: &[u64]) {
     let mut masks: Vec<u64> = works.keys().map(|k| k.0).collect();
     masks.sort_unstable_by_key(|m| (std::cmp::Reverse(m.count_ones()), *m));
     masks.dedup();
-    for &s in &valid {
+    for &s in valid {
         let Some(key) = l.rz_form(s).or_else(|| {
             masks
                 .iter()
@@ -622,12 +721,23 @@ pub fn crack(
             w.seeds += 1;
         }
     }
+}
 
-    let keys: Vec<(u64, u64)> = works.keys().copied().collect();
-    // Pass 4: group structure, then rounds of enumeration; a group whose values
-    // change text outside its hole is widened and merged with what it overlaps,
-    // and enumerated again.
-    let mut plans: Vec<Plan> = keys.iter().map(|k| plan_groups(&l, &works[k])).collect();
+/// Passes 4 and 5: each form's groups, and the forms learned from them.
+/// Pass 4: group structure, then rounds of enumeration; a group whose values
+/// change text outside its hole is widened and merged with what it overlaps,
+/// and enumerated again. Pass 5: validation with 96 random words of each
+/// form; each disagreement merges the groups whose holes touch the text that
+/// differs, and the forms are learned again, until no form regroups (six
+/// rounds at most). A regrouping that did worse than the round before is
+/// undone.
+fn learn_groups(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    keys: &[Key],
+    log: &mut impl FnMut(&str),
+) -> Result<(Vec<Plan>, Vec<LearnedForm>), OracleError> {
+    let mut plans: Vec<Plan> = keys.iter().map(|k| plan_groups(l, &works[k])).collect();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let checks: Vec<(usize, u64)> = keys
         .iter()
@@ -643,156 +753,16 @@ pub fn crack(
     l.fetch(checks.iter().map(|c| c.1))?;
     let mut forms = Vec::new();
     for vround in 0..6 {
-        for round in 0..12 {
-            l.fetch(
-                plans
-                    .iter()
-                    .filter(|p| p.problem.is_none())
-                    .flat_map(|p| p.enum_words()),
-            )?;
-            let mut changed = 0;
-            for (key, plan) in keys.iter().zip(plans.iter_mut()) {
-                if plan.problem.is_none() && widen(&l, &works[key], plan) {
-                    changed += 1;
-                }
-            }
-            if changed == 0 {
-                break;
-            }
-            log(&format!(
-                "pass 4.{vround} round {round}: {changed} forms regrouped, {} probes so far",
-                l.probes
-            ));
-        }
+        enumerate_groups(l, works, keys, &mut plans, vround, log)?;
         let prev_plans = plans.clone();
         let prev_forms = std::mem::take(&mut forms);
         forms = keys
             .iter()
             .zip(plans.iter())
-            .map(|(key, plan)| finish_form(&l, &works[key], plan))
+            .map(|(key, plan)| finish_form(l, &works[key], plan))
             .collect();
-        // A wide group no format explains, all of whose bits change modifiers, is
-        // a run of modifiers: enumerate it in full and learn it as a table.
-        let mut again = Vec::new();
-        for (i, f) in forms.iter().enumerate() {
-            let Some(g) = f.groups.iter().find(|g| g.table.is_empty()) else {
-                continue;
-            };
-            let bits = &g.deco_bits;
-            if debug_seed() == Some(f.seed) {
-                eprintln!(
-                    "unexplained group {bits:?}: full {:?}, modifiers {}",
-                    plans[i].full,
-                    modifier_bits(&l, &works[&keys[i]], &plans[i], bits)
-                );
-            }
-            if bits.len() > MAX_ENUM_BITS
-                && bits.len() <= MAX_FULL_BITS
-                && !plans[i].full.contains(bits)
-                && modifier_bits(&l, &works[&keys[i]], &plans[i], bits)
-            {
-                plans[i].full.push(bits.clone());
-                again.push(i);
-            }
-        }
-        if !again.is_empty() {
-            l.fetch(again.iter().flat_map(|&i| plans[i].enum_words()))?;
-            for &i in &again {
-                forms[i] = finish_form(&l, &works[&keys[i]], &plans[i]);
-            }
-            log(&format!(
-                "{} forms with wide modifier groups enumerated in full",
-                again.len()
-            ));
-        }
-
-        // Pass 5: validation with random words of each form; each disagreement
-        // merges the groups whose holes touch the text that differs. A bit the
-        // plan holds ignored but whose flip changes a disagreeing word's text
-        // (SUSTGA's width bit, silent where the base word prints no width)
-        // joins the group whose hole the difference is in.
-        let live_probes: Vec<u64> = checks
-            .iter()
-            .filter(|&&(i, word)| {
-                let want = l.canon(
-                    word,
-                    &l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default(),
-                );
-                want.is_ok()
-                    && !l.claimed(&works[&keys[i]], word)
-                    && print_learned(&forms[i], word) != want.ok()
-            })
-            .flat_map(|&(i, word)| {
-                plans[i]
-                    .ignored
-                    .iter_ones()
-                    .map(move |b| word ^ (1u64 << b))
-            })
-            .collect();
-        l.fetch(live_probes)?;
-        let mut merges: Vec<Vec<Vec<usize>>> = vec![Vec::new(); forms.len()];
-        let mut live: Vec<Vec<(u8, usize)>> = vec![Vec::new(); forms.len()];
-        for &(i, word) in &checks {
-            let f = &mut forms[i];
-            let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
-            let want = l.canon(word, &pcrel).ok();
-            // A word that nvdisasm reads as another form says nothing about this one.
-            if let Some(t) = &want {
-                if !same_form(&signature(t), &signature(&f_seed_text(&l, f, &pcrel))) {
-                    continue;
-                }
-            }
-            if l.claimed(&works[&keys[i]], word) {
-                continue; // another form's: decoded before this one
-            }
-            let got = print_learned_spans(f, word);
-            f.checked += 1;
-            if got.as_ref().map(|g| &g.0) == want.as_ref() {
-                f.agreed += 1;
-                continue;
-            }
-            if f.mismatch.is_none() {
-                f.mismatch = Some((
-                    word,
-                    want.clone().unwrap_or_default(),
-                    got.as_ref()
-                        .map(|g| g.0.clone())
-                        .unwrap_or_else(|| "(rejected)".into()),
-                ));
-            }
-            if let (Some(want), Some((got, holes))) = (want, got) {
-                let (a, b) = char_diff(&want, &got);
-                let involved: Vec<&(usize, usize, usize)> =
-                    holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
-                // Only a difference inside one operand (or the guard and mnemonic)
-                // says which groups interact; a wider one is left to other words.
-                // The literal text between the holes must not hold a space or a
-                // comma: the holes are in one run of modifiers, or one operand.
-                let mut sorted: Vec<&&(usize, usize, usize)> = involved.iter().collect();
-                sorted.sort_by_key(|h| h.1);
-                let tight = sorted.windows(2).all(|p| {
-                    let gap = got.get(p[0].2..p[1].1).unwrap_or(" ");
-                    !gap.contains(' ') && !gap.contains(',')
-                });
-                if debug_seed() == Some(f.seed) && involved.len() > 1 {
-                    eprintln!(
-                        "mismatch {word:#018x} tight {tight}: {want} | {got} | {:?}",
-                        sorted
-                    );
-                }
-                if involved.len() > 1 && involved.len() <= 3 && tight {
-                    merges[i].push(involved.iter().map(|h| h.0).collect());
-                }
-                if let [h] = involved.as_slice() {
-                    for b in plans[i].ignored.iter_ones() {
-                        if l.canon(word ^ (1u64 << b), &pcrel).ok().as_ref() != Some(&want) {
-                            live[i].push((b as u8, h.0));
-                        }
-                    }
-                }
-            }
-        }
-        // A regrouping that did worse than the round before is undone.
+        enumerate_modifier_runs(l, works, keys, &mut plans, &mut forms, log)?;
+        let (mut merges, mut live) = validate(l, works, keys, &plans, &mut forms, &checks)?;
         if !prev_forms.is_empty() {
             for i in 0..forms.len() {
                 let (old, new) = (&prev_forms[i], &forms[i]);
@@ -812,46 +782,7 @@ pub fn crack(
                 }
             }
         }
-        let mut merged = 0;
-        for ((plan, ms), ls) in plans.iter_mut().zip(merges.iter_mut()).zip(live) {
-            if plan.problem.is_some() {
-                continue;
-            }
-            let mut grew = false;
-            for (b, gi) in ls {
-                if !plan.ignored[b as usize] {
-                    continue;
-                }
-                let Some(g) = plan.groups.get_mut(gi) else {
-                    continue;
-                };
-                g.0.push(b);
-                g.0.sort_unstable();
-                plan.ignored.set(b as usize, false);
-                grew = true;
-            }
-            if grew && ms.is_empty() {
-                merged += 1;
-            }
-            if ms.is_empty() {
-                continue;
-            }
-            let ms = std::mem::take(ms);
-            merged += 1;
-            // Indices refer to the groups before any merge: take their bits first.
-            let bit_sets: Vec<Vec<u8>> = ms
-                .iter()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|&i| plan.groups.get(i))
-                        .flat_map(|g| g.0.iter().copied())
-                        .collect()
-                })
-                .collect();
-            for bits in bit_sets {
-                merge_groups(plan, &bits);
-            }
-        }
+        let merged = regroup(&mut plans, merges, live);
         let checked: usize = forms.iter().map(|f| f.checked).sum();
         let agreed: usize = forms.iter().map(|f| f.agreed).sum();
         log(&format!(
@@ -861,16 +792,237 @@ pub fn crack(
             break;
         }
     }
-    complete_decorations(&mut l, &keys, &plans, &mut forms, &mut log)?;
-    split_optional_zeros(&mut l, &works, &keys, &plans, &mut forms, &mut log)?;
-    fill_from_seeds(&mut forms, &seeds);
-    l.save();
-    log(&format!("done: {} forms, {} probes", forms.len(), l.probes));
-    Ok(CrackReport {
-        forms,
-        seeds: seeds.len(),
-        probes: l.probes,
-    })
+    Ok((plans, forms))
+}
+
+/// Pass 4's rounds: every group of every form enumerated, and widened where
+/// its values change text outside its hole, until no form changes (twelve
+/// rounds at most).
+fn enumerate_groups(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    keys: &[Key],
+    plans: &mut [Plan],
+    vround: usize,
+    log: &mut impl FnMut(&str),
+) -> Result<(), OracleError> {
+    for round in 0..12 {
+        l.fetch(
+            plans
+                .iter()
+                .filter(|p| p.problem.is_none())
+                .flat_map(|p| p.enum_words()),
+        )?;
+        let mut changed = 0;
+        for (key, plan) in keys.iter().zip(plans.iter_mut()) {
+            if plan.problem.is_none() && widen(l, &works[key], plan) {
+                changed += 1;
+            }
+        }
+        if changed == 0 {
+            break;
+        }
+        log(&format!(
+            "pass 4.{vround} round {round}: {changed} forms regrouped, {} probes so far",
+            l.probes
+        ));
+    }
+    Ok(())
+}
+
+/// A wide group no format explains, all of whose bits change modifiers, is a
+/// run of modifiers: it is enumerated in full and learned as a table.
+fn enumerate_modifier_runs(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    keys: &[Key],
+    plans: &mut [Plan],
+    forms: &mut [LearnedForm],
+    log: &mut impl FnMut(&str),
+) -> Result<(), OracleError> {
+    let mut again = Vec::new();
+    for (i, f) in forms.iter().enumerate() {
+        let Some(g) = f.groups.iter().find(|g| g.table.is_empty()) else {
+            continue;
+        };
+        let bits = &g.deco_bits;
+        if debug_seed() == Some(f.seed) {
+            eprintln!(
+                "unexplained group {bits:?}: full {:?}, modifiers {}",
+                plans[i].full,
+                modifier_bits(l, &works[&keys[i]], &plans[i], bits)
+            );
+        }
+        if bits.len() > MAX_ENUM_BITS
+            && bits.len() <= MAX_FULL_BITS
+            && !plans[i].full.contains(bits)
+            && modifier_bits(l, &works[&keys[i]], &plans[i], bits)
+        {
+            plans[i].full.push(bits.clone());
+            again.push(i);
+        }
+    }
+    if !again.is_empty() {
+        l.fetch(again.iter().flat_map(|&i| plans[i].enum_words()))?;
+        for &i in &again {
+            forms[i] = finish_form(l, &works[&keys[i]], &plans[i]);
+        }
+        log(&format!(
+            "{} forms with wide modifier groups enumerated in full",
+            again.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Groups to merge (by index, before any merge), per form.
+type Merges = Vec<Vec<Vec<usize>>>;
+/// Ignored bits that join a group (bit, group index), per form.
+type Live = Vec<Vec<(u8, usize)>>;
+
+/// Pass 5's validation: each form prints its random words (`checks`), counted
+/// in its `checked` and `agreed`. Each disagreement inside one operand
+/// merges the groups whose holes touch the text that differs; a bit the plan
+/// holds ignored but whose flip changes a disagreeing word's text (SUSTGA's
+/// width bit, silent where the base word prints no width) joins the group
+/// whose hole the difference is in.
+fn validate(
+    l: &mut Learner,
+    works: &BTreeMap<Key, Work>,
+    keys: &[Key],
+    plans: &[Plan],
+    forms: &mut [LearnedForm],
+    checks: &[(usize, u64)],
+) -> Result<(Merges, Live), OracleError> {
+    let live_probes: Vec<u64> = checks
+        .iter()
+        .filter(|&&(i, word)| {
+            let want = l.canon(
+                word,
+                &l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default(),
+            );
+            want.is_ok()
+                && !l.claimed(&works[&keys[i]], word)
+                && print_learned(&forms[i], word) != want.ok()
+        })
+        .flat_map(|&(i, word)| {
+            plans[i]
+                .ignored
+                .iter_ones()
+                .map(move |b| word ^ (1u64 << b))
+        })
+        .collect();
+    l.fetch(live_probes)?;
+    let mut merges: Merges = vec![Vec::new(); forms.len()];
+    let mut live: Live = vec![Vec::new(); forms.len()];
+    for &(i, word) in checks {
+        let f = &mut forms[i];
+        let pcrel = l.pcrel_ops.get(&keys[i]).cloned().unwrap_or_default();
+        let want = l.canon(word, &pcrel).ok();
+        // A word that nvdisasm reads as another form says nothing about this one.
+        if let Some(t) = &want {
+            if !same_form(&signature(t), &signature(&f_seed_text(l, f, &pcrel))) {
+                continue;
+            }
+        }
+        if l.claimed(&works[&keys[i]], word) {
+            continue; // another form's: decoded before this one
+        }
+        let got = print_learned_spans(f, word);
+        f.checked += 1;
+        if got.as_ref().map(|g| &g.0) == want.as_ref() {
+            f.agreed += 1;
+            continue;
+        }
+        if f.mismatch.is_none() {
+            f.mismatch = Some((
+                word,
+                want.clone().unwrap_or_default(),
+                got.as_ref()
+                    .map(|g| g.0.clone())
+                    .unwrap_or_else(|| "(rejected)".into()),
+            ));
+        }
+        if let (Some(want), Some((got, holes))) = (want, got) {
+            let (a, b) = char_diff(&want, &got);
+            let involved: Vec<&(usize, usize, usize)> =
+                holes.iter().filter(|h| h.1 <= b && h.2 >= a).collect();
+            // Only a difference inside one operand (or the guard and mnemonic)
+            // says which groups interact; a wider one is left to other words.
+            // The literal text between the holes must not hold a space or a
+            // comma: the holes are in one run of modifiers, or one operand.
+            let mut sorted: Vec<&&(usize, usize, usize)> = involved.iter().collect();
+            sorted.sort_by_key(|h| h.1);
+            let tight = sorted.windows(2).all(|p| {
+                let gap = got.get(p[0].2..p[1].1).unwrap_or(" ");
+                !gap.contains(' ') && !gap.contains(',')
+            });
+            if debug_seed() == Some(f.seed) && involved.len() > 1 {
+                eprintln!(
+                    "mismatch {word:#018x} tight {tight}: {want} | {got} | {:?}",
+                    sorted
+                );
+            }
+            if involved.len() > 1 && involved.len() <= 3 && tight {
+                merges[i].push(involved.iter().map(|h| h.0).collect());
+            }
+            if let [h] = involved.as_slice() {
+                for b in plans[i].ignored.iter_ones() {
+                    if l.canon(word ^ (1u64 << b), &pcrel).ok().as_ref() != Some(&want) {
+                        live[i].push((b as u8, h.0));
+                    }
+                }
+            }
+        }
+    }
+    Ok((merges, live))
+}
+
+/// Applies validation's findings to the plans: the live bits join their
+/// groups, and the groups found to interact merge; gives how many forms
+/// regroup.
+fn regroup(plans: &mut [Plan], mut merges: Merges, live: Live) -> usize {
+    let mut merged = 0;
+    for ((plan, ms), ls) in plans.iter_mut().zip(merges.iter_mut()).zip(live) {
+        if plan.problem.is_some() {
+            continue;
+        }
+        let mut grew = false;
+        for (b, gi) in ls {
+            if !plan.ignored[b as usize] {
+                continue;
+            }
+            let Some(g) = plan.groups.get_mut(gi) else {
+                continue;
+            };
+            g.0.push(b);
+            g.0.sort_unstable();
+            plan.ignored.set(b as usize, false);
+            grew = true;
+        }
+        if grew && ms.is_empty() {
+            merged += 1;
+        }
+        if ms.is_empty() {
+            continue;
+        }
+        let ms = std::mem::take(ms);
+        merged += 1;
+        // Indices refer to the groups before any merge: take their bits first.
+        let bit_sets: Vec<Vec<u8>> = ms
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|&i| plan.groups.get(i))
+                    .flat_map(|g| g.0.iter().copied())
+                    .collect()
+            })
+            .collect();
+        for bits in bit_sets {
+            merge_groups(plan, &bits);
+        }
+    }
+    merged
 }
 
 /// The register fields of the word `s` (text `t`, fixed bits `mask`): runs of 8
