@@ -515,6 +515,17 @@ impl CubinWriter {
     /// for an inconsistent kernel description (and [`CubinError::Unsupported`] for
     /// writer settings it cannot honour); never panics.
     pub fn to_bytes(&self) -> Result<Vec<u8>, CubinError> {
+        self.validate()?;
+        let mut l = self.sections()?;
+        let syms = self.symbols(&l);
+        self.link(&mut l, &syms);
+        self.nv_info(&mut l, &syms)?;
+        let name_offs = string_tables(&mut l.secs, &syms.syms);
+        Ok(self.file(&mut l.secs, &name_offs))
+    }
+
+    /// The architecture, each kernel, no name twice, the module's banks.
+    fn validate(&self) -> Result<(), CubinError> {
         if self.flags.sm() != SM35 {
             return Err(CubinError::WrongArch {
                 sm: self.flags.sm(),
@@ -528,9 +539,13 @@ impl CubinWriter {
         }
         check_banks(&self.const_banks, |p| {
             CubinError::Unsupported(format!("module {p}"))
-        })?;
+        })
+    }
 
-        // Section indices.
+    /// The sections in file order, ptxas's: the tables, `.nv.info` and each
+    /// kernel's, the module's constant banks, each kernel's banks and bank 0,
+    /// its code, its shared memory.
+    fn sections(&self) -> Result<Sections, CubinError> {
         let n = self.kernels.len();
         let mut secs: Vec<Out> = vec![
             Out::new("", SHT_NULL, 0, 0),
@@ -539,7 +554,7 @@ impl CubinWriter {
             Out::new(".symtab", SHT_SYMTAB, 0, 8),
             Out::new(".nv.info", SHT_CUDA_INFO, 0, 4),
         ];
-        let info_idx: Vec<usize> = (0..n).map(|i| 5 + i).collect();
+        let info: Vec<usize> = (0..n).map(|i| 5 + i).collect();
         for k in &self.kernels {
             secs.push(Out::new(
                 format!(".nv.info.{}", k.name),
@@ -548,9 +563,9 @@ impl CubinWriter {
                 4,
             ));
         }
-        let mut module_bank_idx = Vec::new();
+        let mut module_banks = Vec::new();
         for b in &self.const_banks {
-            module_bank_idx.push(secs.len());
+            module_banks.push(secs.len());
             let mut s = Out::new(
                 format!(".nv.constant{}", b.bank),
                 SHT_PROGBITS,
@@ -560,8 +575,8 @@ impl CubinWriter {
             s.data = b.data.clone();
             secs.push(s);
         }
-        let mut bank_idx: Vec<Vec<usize>> = Vec::new();
-        let mut const0_idx = Vec::new();
+        let mut banks: Vec<Vec<usize>> = Vec::new();
+        let mut const0 = Vec::new();
         for k in &self.kernels {
             let mut v = Vec::new();
             for b in &k.const_banks {
@@ -575,8 +590,8 @@ impl CubinWriter {
                 s.data = b.data.clone();
                 secs.push(s);
             }
-            bank_idx.push(v);
-            const0_idx.push(secs.len());
+            banks.push(v);
+            const0.push(secs.len());
             let mut s = Out::new(
                 format!(".nv.constant0.{}", k.name),
                 SHT_PROGBITS,
@@ -586,9 +601,9 @@ impl CubinWriter {
             s.data = vec![0; k.cbank0_bytes() as usize];
             secs.push(s);
         }
-        let mut text_idx = Vec::new();
+        let mut text = Vec::new();
         for k in &self.kernels {
-            text_idx.push(secs.len());
+            text.push(secs.len());
             let mut s = Out::new(
                 format!(".text.{}", k.name),
                 SHT_PROGBITS,
@@ -598,10 +613,10 @@ impl CubinWriter {
             s.data = k.code.iter().flat_map(|w| w.to_le_bytes()).collect();
             secs.push(s);
         }
-        let mut shared_idx = vec![None; n];
+        let mut shared = vec![None; n];
         for (i, k) in self.kernels.iter().enumerate() {
             if k.shared_size > 0 {
-                shared_idx[i] = Some(secs.len());
+                shared[i] = Some(secs.len());
                 let mut s = Out::new(
                     format!(".nv.shared.{}", k.name),
                     SHT_NOBITS,
@@ -618,8 +633,19 @@ impl CubinWriter {
                 secs.len()
             )));
         }
+        Ok(Sections {
+            secs,
+            info,
+            module_banks,
+            banks,
+            const0,
+            text,
+            shared,
+        })
+    }
 
-        // Symbols: null, section symbols, then the kernels' entry symbols.
+    /// The symbols: null, section symbols, then the kernels' entry symbols.
+    fn symbols(&self, l: &Sections) -> Symbols {
         let mut syms = vec![OutSym {
             name: String::new(),
             info: 0,
@@ -627,9 +653,9 @@ impl CubinWriter {
             shndx: 0,
             size: 0,
         }];
-        let section_sym = |syms: &mut Vec<OutSym>, secs: &[Out], idx: usize| -> u32 {
+        let section_sym = |syms: &mut Vec<OutSym>, idx: usize| -> u32 {
             syms.push(OutSym {
-                name: secs[idx].name.clone(),
+                name: l.secs[idx].name.clone(),
                 info: STT_SECTION,
                 other: 0,
                 shndx: idx as u16,
@@ -637,88 +663,89 @@ impl CubinWriter {
             });
             (syms.len() - 1) as u32
         };
-        let mut const0_sym = Vec::new();
-        for i in 0..n {
-            section_sym(&mut syms, &secs, text_idx[i]);
-            if let Some(s) = shared_idx[i] {
-                section_sym(&mut syms, &secs, s);
+        let mut const0 = Vec::new();
+        for i in 0..self.kernels.len() {
+            section_sym(&mut syms, l.text[i]);
+            if let Some(s) = l.shared[i] {
+                section_sym(&mut syms, s);
             }
-            for &b in &bank_idx[i] {
-                section_sym(&mut syms, &secs, b);
+            for &b in &l.banks[i] {
+                section_sym(&mut syms, b);
             }
-            const0_sym.push(section_sym(&mut syms, &secs, const0_idx[i]));
+            const0.push(section_sym(&mut syms, l.const0[i]));
         }
-        for &b in &module_bank_idx {
-            section_sym(&mut syms, &secs, b);
+        for &b in &l.module_banks {
+            section_sym(&mut syms, b);
         }
         let first_global = syms.len() as u32;
-        let mut func_sym = Vec::new();
+        let mut func = Vec::new();
         for (i, k) in self.kernels.iter().enumerate() {
-            func_sym.push(syms.len() as u32);
+            func.push(syms.len() as u32);
             syms.push(OutSym {
                 name: k.name.clone(),
                 info: (1 << 4) | STT_FUNC,
                 other: STO_CUDA_ENTRY,
-                shndx: text_idx[i] as u16,
+                shndx: l.text[i] as u16,
                 size: k.code.len() as u64 * 8,
             });
         }
+        Symbols {
+            syms,
+            const0,
+            func,
+            first_global,
+        }
+    }
 
-        // Section links and infos.
-        for i in 0..n {
-            secs[info_idx[i]].link = 3;
-            secs[info_idx[i]].info = text_idx[i] as u32;
-            secs[const0_idx[i]].info = text_idx[i] as u32;
-            for &b in &bank_idx[i] {
-                secs[b].info = text_idx[i] as u32;
+    /// Each section's link and info: a kernel's sections name its code,
+    /// whose info holds its register count and its symbol.
+    fn link(&self, l: &mut Sections, syms: &Symbols) {
+        let secs = &mut l.secs;
+        for i in 0..self.kernels.len() {
+            secs[l.info[i]].link = 3;
+            secs[l.info[i]].info = l.text[i] as u32;
+            secs[l.const0[i]].info = l.text[i] as u32;
+            for &b in &l.banks[i] {
+                secs[b].info = l.text[i] as u32;
             }
-            if let Some(s) = shared_idx[i] {
-                secs[s].info = text_idx[i] as u32;
+            if let Some(s) = l.shared[i] {
+                secs[s].info = l.text[i] as u32;
             }
-            let t = &mut secs[text_idx[i]];
+            let t = &mut secs[l.text[i]];
             t.link = 3;
-            t.info = (self.kernels[i].registers << 24) | func_sym[i];
+            t.info = (self.kernels[i].registers << 24) | syms.func[i];
         }
         secs[3].link = 2;
-        secs[3].info = first_global;
+        secs[3].info = syms.first_global;
         secs[3].entsize = 24;
         secs[4].link = 3;
+    }
 
-        // .nv.info and .nv.info.<k>.
+    /// `.nv.info` (each kernel's registers, stack and frame) and
+    /// `.nv.info.<kernel>` (its attributes).
+    fn nv_info(&self, l: &mut Sections, syms: &Symbols) -> Result<(), CubinError> {
         let mut global = Vec::new();
         for (i, k) in self.kernels.iter().enumerate() {
-            let s = func_sym[i];
+            let s = syms.func[i];
             global.push(sym_word_attr(eiattr::REGCOUNT, s, k.registers));
             global.push(sym_word_attr(eiattr::MAX_STACK_SIZE, s, k.max_stack_size));
             global.push(sym_word_attr(eiattr::MIN_STACK_SIZE, s, k.min_stack_size));
             global.push(sym_word_attr(eiattr::FRAME_SIZE, s, k.frame_size));
         }
-        secs[4].data = nvinfo::encode_attributes(".nv.info", &global)?;
+        l.secs[4].data = nvinfo::encode_attributes(".nv.info", &global)?;
         for (i, k) in self.kernels.iter().enumerate() {
-            let attrs = self.kernel_attributes(k, const0_sym[i]);
-            let name = secs[info_idx[i]].name.clone();
-            secs[info_idx[i]].data = nvinfo::encode_attributes(&name, &attrs)?;
+            let attrs = self.kernel_attributes(k, syms.const0[i]);
+            let info = &mut l.secs[l.info[i]];
+            info.data = nvinfo::encode_attributes(&info.name, &attrs)?;
         }
+        Ok(())
+    }
 
-        // String tables and the symbol table.
-        let mut strtab = StrTab::new();
-        let mut symtab = Vec::with_capacity(syms.len() * 24);
-        for s in &syms {
-            let name = strtab.add(&s.name);
-            symtab.extend_from_slice(&name.to_le_bytes());
-            symtab.push(s.info);
-            symtab.push(s.other);
-            symtab.extend_from_slice(&s.shndx.to_le_bytes());
-            symtab.extend_from_slice(&0u64.to_le_bytes());
-            symtab.extend_from_slice(&s.size.to_le_bytes());
-        }
-        secs[2].data = strtab.0;
-        secs[3].data = symtab;
-        let mut shstrtab = StrTab::new();
-        let name_offs: Vec<u32> = secs.iter().map(|s| shstrtab.add(&s.name)).collect();
-        secs[1].data = shstrtab.0;
-
-        // File layout.
+    /// The file: each section placed at its alignment, the section headers,
+    /// then the program headers (ptxas's: the headers themselves, the
+    /// allocated sections, the shared memory, the headers again), after the
+    /// ELF header.
+    fn file(&self, secs: &mut [Out], name_offs: &[u32]) -> Vec<u8> {
         let mut pos: u64 = 64;
         for s in secs.iter_mut().skip(1) {
             pos = align_up(pos, s.align);
@@ -783,7 +810,7 @@ impl CubinWriter {
             }
         }
         out.resize(shoff as usize, 0);
-        for (s, name) in secs.iter().zip(&name_offs) {
+        for (s, name) in secs.iter().zip(name_offs) {
             out.extend_from_slice(&name.to_le_bytes());
             out.extend_from_slice(&s.kind.to_le_bytes());
             out.extend_from_slice(&s.flags.to_le_bytes());
@@ -806,6 +833,52 @@ impl CubinWriter {
             out.extend_from_slice(&memsz.to_le_bytes());
             out.extend_from_slice(&8u64.to_le_bytes()); // p_align
         }
-        Ok(out)
+        out
     }
+}
+
+/// The sections of a cubin being written, and where each kernel's are.
+struct Sections {
+    secs: Vec<Out>,
+    /// Per kernel: its `.nv.info.<kernel>`, its constant banks, its bank 0,
+    /// its code and its shared memory (if any), by section index.
+    info: Vec<usize>,
+    banks: Vec<Vec<usize>>,
+    const0: Vec<usize>,
+    text: Vec<usize>,
+    shared: Vec<Option<usize>>,
+    /// The module's constant banks.
+    module_banks: Vec<usize>,
+}
+
+/// The symbol table being written.
+struct Symbols {
+    syms: Vec<OutSym>,
+    /// Per kernel: its bank 0's section symbol and its entry symbol.
+    const0: Vec<u32>,
+    func: Vec<u32>,
+    /// The first global symbol (the symbol table's info).
+    first_global: u32,
+}
+
+/// `.strtab` and `.symtab` from the symbols, and `.shstrtab`; gives each
+/// section's name offset in `.shstrtab`.
+fn string_tables(secs: &mut [Out], syms: &[OutSym]) -> Vec<u32> {
+    let mut strtab = StrTab::new();
+    let mut symtab = Vec::with_capacity(syms.len() * 24);
+    for s in syms {
+        let name = strtab.add(&s.name);
+        symtab.extend_from_slice(&name.to_le_bytes());
+        symtab.push(s.info);
+        symtab.push(s.other);
+        symtab.extend_from_slice(&s.shndx.to_le_bytes());
+        symtab.extend_from_slice(&0u64.to_le_bytes());
+        symtab.extend_from_slice(&s.size.to_le_bytes());
+    }
+    secs[2].data = strtab.0;
+    secs[3].data = symtab;
+    let mut shstrtab = StrTab::new();
+    let name_offs: Vec<u32> = secs.iter().map(|s| shstrtab.add(&s.name)).collect();
+    secs[1].data = shstrtab.0;
+    name_offs
 }
