@@ -438,6 +438,40 @@ fn warn_padding(padding: &sim_core::mem::Padding) {
     }
 }
 
+/// The first lines of `run`'s report, and of `run --sample`'s: the kernel,
+/// its launch, its variables and the machine.
+pub(crate) fn launch_lines(
+    line: &mut dyn FnMut(&str, String, serde_json::Value),
+    args: &RunArgs,
+    r: &launch::Resolved,
+    file: &Path,
+    out: &launch::Outcome,
+) {
+    line(
+        "kernel",
+        format!("{} ({})", r.kernel, file.display()),
+        serde_json::json!({ "name": r.kernel, "file": file.display().to_string() }),
+    );
+    line(
+        "launch",
+        format!(
+            "{}, {} registers/thread, {} B shared/block",
+            r.dims, out.registers, out.shared_bytes
+        ),
+        serde_json::json!({
+            "grid": r.dims.grid, "block": r.dims.block,
+            "registers": out.registers, "shared_bytes": out.shared_bytes,
+        }),
+    );
+    if !r.vars.is_empty() {
+        let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        line("vars", v.join(" "), serde_json::json!(r.vars));
+    }
+    if let Some(m) = args.machine.json() {
+        line("machine", args.machine.describe(), m);
+    }
+}
+
 /// A run that is over, as its report sees it.
 struct Ran<'a> {
     args: &'a RunArgs,
@@ -452,40 +486,12 @@ struct Ran<'a> {
 }
 
 impl Ran<'_> {
-    /// The report's lines up to the checks: the kernel, its launch, its
-    /// variables, the machine, why a partial run ended, what ran and, timed,
-    /// the timing model's figures.
+    /// The report's lines up to the checks: [`launch_lines`], why a partial
+    /// run ended, what ran and, timed, the timing model's figures.
     fn describe(&self, line: &mut dyn FnMut(&str, String, serde_json::Value)) {
         let partial = self.out.timed.as_ref().and_then(|t| t.partial);
         let secs = self.secs;
-        line(
-            "kernel",
-            format!("{} ({})", self.r.kernel, self.file.display()),
-            serde_json::json!({ "name": self.r.kernel, "file": self.file.display().to_string() }),
-        );
-        line(
-            "launch",
-            format!(
-                "{}, {} registers/thread, {} B shared/block",
-                self.r.dims, self.out.registers, self.out.shared_bytes
-            ),
-            serde_json::json!({
-                "grid": self.r.dims.grid, "block": self.r.dims.block,
-                "registers": self.out.registers, "shared_bytes": self.out.shared_bytes,
-            }),
-        );
-        if !self.r.vars.is_empty() {
-            let v: Vec<String> = self
-                .r
-                .vars
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            line("vars", v.join(" "), serde_json::json!(self.r.vars));
-        }
-        if let Some(m) = self.args.machine.json() {
-            line("machine", self.args.machine.describe(), m);
-        }
+        launch_lines(line, self.args, self.r, self.file, self.out);
         if let (Some(t), Some(p)) = (&self.out.timed, partial) {
             let why = match p {
                 Partial::Until(c)

@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Result};
 use serde_json::json;
 use sim_core::config::Config;
 use sim_core::launch::Resolved;
+use sim_core::timing::Timed;
 use sim_isa::cubin::Cubin;
 use sim_kernels::sample::{self, Plan};
 use sim_kernels::workload::peak_gflops;
@@ -38,6 +39,42 @@ pub fn run(
         };
         anyhow!("--sample {e}{hint}")
     })?;
+    refuse(args)?;
+    let s = sample::run(cubin, r, config, read, plan).map_err(|e| anyhow!("{e}"))?;
+    let total = started.elapsed().as_secs_f64();
+    let out = &s.outcome;
+    let t = out
+        .timed
+        .as_ref()
+        .ok_or_else(|| anyhow!("the sampled run was not timed"))?;
+    let sim = out.sim_time.as_secs_f64();
+
+    let mut obj = serde_json::Map::new();
+    let mut line = |key: &str, text: String, value: serde_json::Value| {
+        if !args.json {
+            println!("{key:<11} {text}");
+        }
+        obj.insert(key.to_string(), value);
+    };
+    crate::run::launch_lines(&mut line, args, r, file, out);
+    sampled(&mut line, &s, t, total, sim);
+    estimate(&mut line, &s, t, r.flops, config);
+    let (failed, checks) = check_lines(&mut line, &s, r);
+    if !s.whole() {
+        unchecked(&mut line, &s);
+    }
+    if args.json {
+        obj.insert("checks".into(), serde_json::Value::Array(checks));
+        println!("{}", serde_json::Value::Object(obj));
+    }
+    if failed > 0 {
+        bail!("{failed} of {} checks failed", r.checks.len());
+    }
+    Ok(())
+}
+
+/// Refuses what a sampled run cannot honour.
+fn refuse(args: &RunArgs) -> Result<()> {
     let refused = [
         (args.functional, "--functional"),
         (!matches!(args.order, Order::Natural), "--order"),
@@ -57,45 +94,15 @@ pub fn run(
         // the other SMs would have run on by amounts that vary run to run.
         bail!("--sample runs its SMs on one thread, so that where it stops never varies; drop --threads");
     }
-    let s = sample::run(cubin, r, config, read, plan).map_err(|e| anyhow!("{e}"))?;
-    let total = started.elapsed().as_secs_f64();
-    let out = &s.outcome;
-    let t = out
-        .timed
-        .as_ref()
-        .ok_or_else(|| anyhow!("the sampled run was not timed"))?;
-    let sim = out.sim_time.as_secs_f64();
+    Ok(())
+}
 
-    let mut obj = serde_json::Map::new();
-    let mut line = |key: &str, text: String, value: serde_json::Value| {
-        if !args.json {
-            println!("{key:<11} {text}");
-        }
-        obj.insert(key.to_string(), value);
-    };
-    line(
-        "kernel",
-        format!("{} ({})", r.kernel, file.display()),
-        json!({ "name": r.kernel, "file": file.display().to_string() }),
-    );
-    line(
-        "launch",
-        format!(
-            "{}, {} registers/thread, {} B shared/block",
-            r.dims, out.registers, out.shared_bytes
-        ),
-        json!({
-            "grid": r.dims.grid, "block": r.dims.block,
-            "registers": out.registers, "shared_bytes": out.shared_bytes,
-        }),
-    );
-    if !r.vars.is_empty() {
-        let v: Vec<String> = r.vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        line("vars", v.join(" "), json!(r.vars));
-    }
-    if let Some(m) = args.machine.json() {
-        line("machine", args.machine.describe(), m);
-    }
+/// A report line: key, text, JSON value.
+type Line<'a> = dyn FnMut(&str, String, serde_json::Value) + 'a;
+
+/// The part simulated: blocks finished, waves, cycles and time; and the
+/// blocks' cycles, the first wave's and the later ones'.
+fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, total: f64, sim: f64) {
     let waves = s.grid_blocks as f64 / s.wave as f64;
     let done = s.ledger.done();
     line(
@@ -148,6 +155,12 @@ pub fn run(
             },
         }),
     );
+}
+
+/// The whole grid's cycles, estimated with the bound (or exact, when the
+/// grid ran in full), and its GFlop/s when the launch file gives its flops.
+fn estimate(line: &mut Line, s: &sample::Sampled, t: &Timed, flops: Option<u64>, config: &Config) {
+    let waves = s.grid_blocks as f64 / s.wave as f64;
     let mhz = config.chip.clock_mhz;
     let cycles = s.estimate.map_or(t.cycles, |e| e.cycles);
     match &s.estimate {
@@ -184,7 +197,7 @@ pub fn run(
             json!({ "cycles": t.cycles, "low": t.cycles, "high": t.cycles, "exact": true }),
         ),
     }
-    if let Some(f) = r.flops {
+    if let Some(f) = flops {
         let g = f as f64 / (cycles as f64 / (mhz * 1e6)) / 1e9;
         let peak = peak_gflops(config, t.sms);
         line(
@@ -198,6 +211,16 @@ pub fn run(
             json!({ "gflops": g, "peak": peak, "estimated": !s.whole() }),
         );
     }
+}
+
+/// The checks' lines: the launch file's checks, then what the sampled
+/// blocks wrote held to the reference; how many failed, and their JSON.
+fn check_lines(
+    line: &mut Line,
+    s: &sample::Sampled,
+    r: &Resolved,
+) -> (usize, Vec<serde_json::Value>) {
+    let out = &s.outcome;
     let mut failed = 0;
     let mut checks = Vec::new();
     for (c, res) in r.checks.iter().zip(&out.checks) {
@@ -241,43 +264,40 @@ pub fn run(
         );
         checks.push(json!({ "buffer": w.buffer, "passed": w.mismatches == 0, "part": true }));
     }
-    if !s.whole() {
-        let mut parts: Vec<String> = s
-            .written
-            .iter()
-            .map(|w| {
-                format!(
-                    "{}: the other {} elements (blocks not simulated to their end)",
-                    w.buffer,
-                    w.elements - w.checked
-                )
-            })
-            .collect();
-        parts.extend(s.unchecked.iter().map(|b| {
+    (failed, checks)
+}
+
+/// What a sample leaves unchecked: the rest of what its blocks wrote, the
+/// buffers no sampled block finished, the counters.
+fn unchecked(line: &mut Line, s: &sample::Sampled) {
+    let done = s.ledger.done();
+    let mut parts: Vec<String> = s
+        .written
+        .iter()
+        .map(|w| {
             format!(
-                "{b}: not checked at all (the run stopped after {done} of {} blocks)",
-                s.grid_blocks
+                "{}: the other {} elements (blocks not simulated to their end)",
+                w.buffer,
+                w.elements - w.checked
             )
-        }));
-        parts.push("the counters (issue, stalls, memory): of the part simulated only".into());
-        let buffers: Vec<&str> = s
-            .written
-            .iter()
-            .map(|w| w.buffer.as_str())
-            .chain(s.unchecked.iter().map(String::as_str))
-            .collect();
-        line(
-            "unchecked",
-            parts.join("; "),
-            json!({ "buffers": buffers, "counters": "of the part simulated" }),
-        );
-    }
-    if args.json {
-        obj.insert("checks".into(), serde_json::Value::Array(checks));
-        println!("{}", serde_json::Value::Object(obj));
-    }
-    if failed > 0 {
-        bail!("{failed} of {} checks failed", r.checks.len());
-    }
-    Ok(())
+        })
+        .collect();
+    parts.extend(s.unchecked.iter().map(|b| {
+        format!(
+            "{b}: not checked at all (the run stopped after {done} of {} blocks)",
+            s.grid_blocks
+        )
+    }));
+    parts.push("the counters (issue, stalls, memory): of the part simulated only".into());
+    let buffers: Vec<&str> = s
+        .written
+        .iter()
+        .map(|w| w.buffer.as_str())
+        .chain(s.unchecked.iter().map(String::as_str))
+        .collect();
+    line(
+        "unchecked",
+        parts.join("; "),
+        json!({ "buffers": buffers, "counters": "of the part simulated" }),
+    );
 }
