@@ -3,7 +3,7 @@
 
 use super::banks::{degree, solve, unit_prev};
 use super::ins::{add64, addr, hx, reg, Ins};
-use super::{Load, Plan, Regs, BUF};
+use super::{Load, Plan, BUF};
 
 impl Plan {
     /// The loop's instructions other than its FFMAs, each with the FFMA
@@ -21,19 +21,7 @@ impl Plan {
     ///   groups from 2), the branch (23).
     fn loop_others(&self) -> Vec<(usize, Ins)> {
         let sh = self.shape;
-        let Regs {
-            s_a,
-            s_b,
-            w_s,
-            kc,
-            d_a,
-            d_b,
-            p_a,
-            p_b,
-            stride_a,
-            stride_b,
-            ..
-        } = self.regs;
+        let r = self.regs;
         let tile = sh.tile;
         let first_use = &self.first_use;
         let nlds = first_use.len();
@@ -46,9 +34,9 @@ impl Plan {
                 let q = (s + 1) % 4;
                 let off = q as i64 * 4 * tile + j as i64 * 128;
                 let (base, dst) = if is_a {
-                    (s_a, sh.a_reg(next, 2 * j))
+                    (r.s_a, sh.a_reg(next, 2 * j))
                 } else {
-                    (s_b, sh.b_reg(next, 2 * j))
+                    (r.s_b, sh.b_reg(next, 2 * j))
                 };
                 let ins = Ins::new(format!("LDS.64 {}, {}", reg(dst), addr(base, off)))
                     .r(&[base])
@@ -75,9 +63,9 @@ impl Plan {
         // Step 0: count the chunk and set the predicates.
         xs.push((
             sh.due(0, 1),
-            Ins::new(format!("IADD {}, {}, -0x1", reg(kc), reg(kc)))
-                .r(&[kc])
-                .w(&[kc])
+            Ins::new(format!("IADD {}, {}, -0x1", reg(r.kc), reg(r.kc)))
+                .r(&[r.kc])
+                .w(&[r.kc])
                 .alu()
                 .pairs()
                 .note("chunks after this one"),
@@ -85,17 +73,17 @@ impl Plan {
         let mut predicates = vec![
             (
                 5,
-                format!("ISETP.NE.AND P0, PT, {}, RZ, PT", reg(kc)),
+                format!("ISETP.NE.AND P0, PT, {}, RZ, PT", reg(r.kc)),
                 "P0: another chunk",
             ),
             (
                 7,
-                format!("ISETP.GT.U32.AND P3, PT, {}, RZ, P2", reg(kc)),
+                format!("ISETP.GT.U32.AND P3, PT, {}, RZ, P2", reg(r.kc)),
                 "P3: this thread stores the next chunk",
             ),
             (
                 9,
-                format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc)),
+                format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(r.kc)),
                 "P1: this thread loads the chunk after next",
             ),
         ];
@@ -103,12 +91,12 @@ impl Plan {
             predicates.extend([
                 (
                     11,
-                    format!("ISETP.GT.U32.AND P6, PT, {}, RZ, P4", reg(kc)),
+                    format!("ISETP.GT.U32.AND P6, PT, {}, RZ, P4", reg(r.kc)),
                     "P6: this thread stores B of the next chunk",
                 ),
                 (
                     13,
-                    format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(kc)),
+                    format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(r.kc)),
                     "P5: this thread loads B of the chunk after next",
                 ),
             ]);
@@ -116,11 +104,14 @@ impl Plan {
         for (g, text, note) in predicates {
             xs.push((
                 sh.due(0, g),
-                Ins::new(text).r(&[kc]).alu().pairs().note(note),
+                Ins::new(text).r(&[r.kc]).alu().pairs().note(note),
             ));
         }
         // Step 1: move the global pointers on by a chunk.
-        for (i, (p, stride)) in [(p_a, stride_a), (p_b, stride_b)].into_iter().enumerate() {
+        for (i, (p, stride)) in [(r.p_a, r.stride_a), (r.p_b, r.stride_b)]
+            .into_iter()
+            .enumerate()
+        {
             let [lo, hi] = add64(p, p, &reg(stride), &[stride]);
             xs.push((sh.due(1, 1 + 4 * i), lo.pairs()));
             xs.push((sh.due(1, 3 + 4 * i), hi.pairs()));
@@ -140,7 +131,10 @@ impl Plan {
                 .pairs()
                 .note(note)
         };
-        for (g, (pred, off, d)) in [(11, ("P3", 0, d_a)), (17, (sh.pb_store, sh.sts_b(), d_b))] {
+        for (g, (pred, off, d)) in [
+            (11, ("P3", 0, r.d_a)),
+            (17, (sh.pb_store, sh.sts_b(), r.d_b)),
+        ] {
             xs.push((sh.due(2, g), self.sts128(pred, off, d)));
         }
         let last_b = first_use.iter().rposition(|k| !k.0).unwrap_or(0);
@@ -148,15 +142,15 @@ impl Plan {
         let after = |i: usize| 2 * i * 12 / nlds + 1;
         xs.push((
             sh.due(2, after(last_b)),
-            xor(s_b, "B from the other buffer from step 3 on"),
+            xor(r.s_b, "B from the other buffer from step 3 on"),
         ));
         xs.push((
             sh.due(2, 21),
-            xor(w_s, "store into the other buffer next time"),
+            xor(r.w_s, "store into the other buffer next time"),
         ));
         xs.push((
             sh.due(2, after(last_a).max(22)),
-            xor(s_a, "A from the other buffer from step 3 on"),
+            xor(r.s_a, "A from the other buffer from step 3 on"),
         ));
         xs.push((
             sh.due(3, 0),
@@ -165,9 +159,9 @@ impl Plan {
         // Step 3: the global loads of the chunk after next.
         let pb_next_at = format!("@{} ", sh.pb_next);
         for (i, ins) in sh
-            .loads(p_a, d_a, "@P1 ")
+            .loads(r.p_a, r.d_a, "@P1 ")
             .into_iter()
-            .chain(sh.loads(p_b, d_b, &pb_next_at))
+            .chain(sh.loads(r.p_b, r.d_b, &pb_next_at))
             .enumerate()
         {
             xs.push((sh.due(3, 2 + 2 * i), ins));

@@ -1,7 +1,7 @@
 //! The epilogue: C = alpha * acc + beta * C, column by column.
 
-use super::ins::{add64, addr, bank, cb, fix_stalls, hx, param, reg, Ins};
-use super::{Plan, Regs};
+use super::ins::{add64, addr, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
+use super::Plan;
 
 impl Plan {
     /// The epilogue: C = alpha * acc + beta * C, column by column, two
@@ -21,20 +21,7 @@ impl Plan {
     pub(super) fn epilogue(&mut self) -> Vec<Ins> {
         let sh = self.shape;
         let (t, half) = (sh.t, sh.half);
-        let Regs {
-            s_a,
-            s_b,
-            w_s,
-            kc,
-            d_a,
-            d_b,
-            p_a,
-            p_b,
-            stride_a,
-            stride_b,
-            ib,
-            jb,
-        } = self.regs;
+        let r = self.regs;
         let mut epi: Vec<Ins> = Vec::new();
         // Pointers on the pairs of banks 0/1, C's values on pairs of banks
         // 2/3 (so a `ST.E.64` reads four banks), two columns in flight; the
@@ -56,8 +43,8 @@ impl Plan {
         // beta * C goes to a register off the accumulator's bank, so the
         // FFMA that adds it reads two banks.
         let scratch: Vec<u8> = (0..4)
-            .flat_map(|k| [d_a + k, d_b + k])
-            .chain([kc, s_a, s_b, w_s, stride_a, stride_b])
+            .flat_map(|k| [r.d_a + k, r.d_b + k])
+            .chain([r.kc, r.s_a, r.s_b, r.w_s, r.stride_a, r.stride_b])
             .collect();
         let mut e = |ins: Ins| epi.push(ins);
         // The offsets' IADDs and IMADs back to back (`0x05`: the next issue
@@ -68,10 +55,10 @@ impl Plan {
             let mut ins = Ins::new(format!(
                 "IADD {}, {}, {}",
                 reg(off),
-                reg(jb),
+                reg(r.jb),
                 hx(col as i64)
             ))
-            .r(&[jb])
+            .r(&[r.jb])
             .w(&[off])
             .alu();
             ins.ctrl = 0x05;
@@ -83,34 +70,22 @@ impl Plan {
                 reg(off),
                 reg(off),
                 cb(param::LDC),
-                reg(ib)
+                reg(r.ib)
             ))
-            .r(&[off, ib])
+            .r(&[off, r.ib])
             .w(&[off])
             .alu();
             ins.ctrl = 0x05;
             e(ins);
         }
         for (x, &off) in offs.iter().enumerate() {
-            let pr = ptr(x);
-            e(Ins::new(format!(
-                "ISCADD {}.CC, {}, {}, 0x2",
-                reg(pr),
-                reg(off),
-                cb(param::C)
-            ))
-            .r(&[off])
-            .w(&[pr])
-            .alu());
-            e(
-                Ins::new(format!("IADD.X {}, RZ, {}", reg(pr + 1), cb(param::C + 4)))
-                    .w(&[pr + 1])
-                    .alu(),
-            );
+            for ins in element_pointer(ptr(x), off, param::C) {
+                e(ins);
+            }
         }
         let c_on_ldg = |x: usize| sh.tuned && x % 3 != 2;
         let addr_pairs: Vec<u8> = if sh.tuned {
-            let mut pairs = vec![p_a, p_b];
+            let mut pairs = vec![r.p_a, r.p_b];
             while pairs.len() < half - 1 {
                 pairs.push(self.pool.run(2));
             }

@@ -180,6 +180,26 @@ pub(super) fn add64(dst: u8, src: u8, b: &str, b_reads: &[u8]) -> [Ins; 2] {
     ]
 }
 
+/// `dst:dst+1` = the 64-bit pointer in the parameter at `param` plus 4 x the
+/// 32-bit element offset in `off`: the low word's `ISCADD .CC` and the high
+/// word's `IADD.X`.
+pub(super) fn element_pointer(dst: u8, off: u8, param: u32) -> [Ins; 2] {
+    [
+        Ins::new(format!(
+            "ISCADD {}.CC, {}, {}, 0x2",
+            reg(dst),
+            reg(off),
+            cb(param)
+        ))
+        .r(&[off])
+        .w(&[dst])
+        .alu(),
+        Ins::new(format!("IADD.X {}, RZ, {}", reg(dst + 1), cb(param + 4)))
+            .w(&[dst + 1])
+            .alu(),
+    ]
+}
+
 pub(super) fn emit(s: &mut String, list: &[Ins]) {
     for ins in list {
         if ins.comment.is_empty() {

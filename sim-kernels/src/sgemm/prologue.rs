@@ -1,7 +1,7 @@
 //! The prologue: the thread's pointers and offsets, then the first chunk.
 
-use super::ins::{add64, addr, bank, cb, fix_stalls, hx, param, reg, Ins};
-use super::{Load, Plan, Regs, BUF};
+use super::ins::{add64, addr, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
+use super::{Load, Plan, BUF};
 
 impl Plan {
     /// The prologue (straight-line; stalls cover ALU latencies): the thread's
@@ -20,19 +20,7 @@ impl Plan {
     fn pointers(&self) -> Vec<Ins> {
         let sh = self.shape;
         let (tile, b_shift) = (sh.tile, sh.b_shift);
-        let Regs {
-            s_a,
-            s_b,
-            w_s,
-            kc,
-            p_a,
-            p_b,
-            stride_a,
-            stride_b,
-            ib,
-            jb,
-            ..
-        } = self.regs;
+        let r = self.regs;
         let mut pro: Vec<Ins> = Vec::new();
         // Temporaries on chosen banks, so that no prologue instruction reads
         // two registers of one bank: m 1, q 2, i0 and j0 0, the offsets 3, tx
@@ -180,103 +168,91 @@ impl Plan {
         .r(&[q, off_b])
         .w(&[off_b])
         .alu());
-        p(Ins::new(format!(
-            "ISCADD {}.CC, {}, {}, 0x2",
-            reg(p_a),
-            reg(off_a),
-            cb(param::A)
-        ))
-        .r(&[off_a])
-        .w(&[p_a])
-        .alu());
-        p(
-            Ins::new(format!("IADD.X {}, RZ, {}", reg(p_a + 1), cb(param::A + 4)))
-                .w(&[p_a + 1])
-                .alu(),
-        );
-        p(Ins::new(format!(
-            "ISCADD {}.CC, {}, {}, 0x2",
-            reg(p_b),
-            reg(off_b),
-            cb(param::B)
-        ))
-        .r(&[off_b])
-        .w(&[p_b])
-        .alu());
-        p(
-            Ins::new(format!("IADD.X {}, RZ, {}", reg(p_b + 1), cb(param::B + 4)))
-                .w(&[p_b + 1])
-                .alu(),
-        );
+        for ins in element_pointer(r.p_a, off_a, param::A) {
+            p(ins);
+        }
+        for ins in element_pointer(r.p_b, off_b, param::B) {
+            p(ins);
+        }
         p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDA)))
             .w(&[tk])
             .alu());
-        p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_a), reg(tk)))
-            .r(&[tk])
-            .w(&[stride_a])
-            .alu()
-            .note("4 columns of A, bytes"));
+        p(
+            Ins::new(format!("SHL {}, {}, 0x4", reg(r.stride_a), reg(tk)))
+                .r(&[tk])
+                .w(&[r.stride_a])
+                .alu()
+                .note("4 columns of A, bytes"),
+        );
         p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDB)))
             .w(&[tk])
             .alu());
-        p(Ins::new(format!("SHL {}, {}, 0x4", reg(stride_b), reg(tk)))
-            .r(&[tk])
-            .w(&[stride_b])
-            .alu());
+        p(
+            Ins::new(format!("SHL {}, {}, 0x4", reg(r.stride_b), reg(tk)))
+                .r(&[tk])
+                .w(&[r.stride_b])
+                .alu(),
+        );
         p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::K)))
             .w(&[tk])
             .alu());
-        p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(kc), reg(tk)))
+        p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(r.kc), reg(tk)))
             .r(&[tk])
-            .w(&[kc])
+            .w(&[r.kc])
             .alu()
             .note("chunks of 4"));
         p(Ins::new(format!(
             "IMAD {}, {}, {}, RZ",
-            reg(w_s),
+            reg(r.w_s),
             reg(q),
             hx(4 * tile)
         ))
         .r(&[q])
-        .w(&[w_s])
+        .w(&[r.w_s])
         .alu());
         p(Ins::new(format!(
             "ISCADD {}, {}, {}, 0x4",
-            reg(w_s),
+            reg(r.w_s),
             reg(m),
-            reg(w_s)
+            reg(r.w_s)
         ))
-        .r(&[m, w_s])
-        .w(&[w_s])
+        .r(&[m, r.w_s])
+        .w(&[r.w_s])
         .alu()
         .note("store offset: q * 16T * 4 + 16 m"));
-        p(Ins::new(format!("SHL {}, {}, 0x3", reg(s_a), reg(tx)))
+        p(Ins::new(format!("SHL {}, {}, 0x3", reg(r.s_a), reg(tx)))
             .r(&[tx])
-            .w(&[s_a])
+            .w(&[r.s_a])
             .alu());
         p(Ins::new(format!(
             "ISCADD {}, {}, {}, 0x3",
-            reg(s_b),
+            reg(r.s_b),
             reg(ty),
             hx(16 * tile)
         ))
         .r(&[ty])
-        .w(&[s_b])
+        .w(&[r.s_b])
         .alu());
-        p(
-            Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(ib), reg(tx), reg(i0)))
-                .r(&[tx, i0])
-                .w(&[ib])
-                .alu()
-                .note("the thread's first row of C"),
-        );
-        p(
-            Ins::new(format!("ISCADD {}, {}, {}, 0x1", reg(jb), reg(ty), reg(j0)))
-                .r(&[ty, j0])
-                .w(&[jb])
-                .alu()
-                .note("... and column"),
-        );
+        p(Ins::new(format!(
+            "ISCADD {}, {}, {}, 0x1",
+            reg(r.ib),
+            reg(tx),
+            reg(i0)
+        ))
+        .r(&[tx, i0])
+        .w(&[r.ib])
+        .alu()
+        .note("the thread's first row of C"));
+        p(Ins::new(format!(
+            "ISCADD {}, {}, {}, 0x1",
+            reg(r.jb),
+            reg(ty),
+            reg(j0)
+        ))
+        .r(&[ty, j0])
+        .w(&[r.jb])
+        .alu()
+        .note("... and column"));
         pro
     }
 
@@ -284,29 +260,17 @@ impl Plan {
     /// way, the first step's values into registers, the accumulators zeroed.
     fn first_chunk(&self, pro: &mut Vec<Ins>) {
         let sh = self.shape;
-        let Regs {
-            s_a,
-            s_b,
-            w_s,
-            kc,
-            d_a,
-            d_b,
-            p_a,
-            p_b,
-            stride_a,
-            stride_b,
-            ..
-        } = self.regs;
+        let r = self.regs;
         let mut p = |ins: Ins| pro.push(ins);
         let pb_load_at = format!("@{} ", sh.pb_load);
-        for ins in sh
-            .loads(p_a, d_a, "@P2 ")
-            .into_iter()
-            .chain(sh.loads(p_b, d_b, &pb_load_at))
+        for ins in
+            sh.loads(r.p_a, r.d_a, "@P2 ")
+                .into_iter()
+                .chain(sh.loads(r.p_b, r.d_b, &pb_load_at))
         {
             p(ins);
         }
-        for (pp, stride) in [(p_a, stride_a), (p_b, stride_b)] {
+        for (pp, stride) in [(r.p_a, r.stride_a), (r.p_b, r.stride_b)] {
             for ins in add64(pp, pp, &reg(stride), &[stride]) {
                 p(ins);
             }
@@ -314,51 +278,55 @@ impl Plan {
         if sh.v.load == Load::Ldg128 {
             p(Ins::new("TEXDEPBAR 0x0"));
         }
-        for (pred, off, d) in [("P2", 0, d_a), (sh.pb_load, sh.sts_b(), d_b)] {
+        for (pred, off, d) in [("P2", 0, r.d_a), (sh.pb_load, sh.sts_b(), r.d_b)] {
             p(self.sts128(pred, off, d));
         }
         p(Ins::new(format!(
             "LOP32I.XOR {}, {}, {}",
-            reg(w_s),
-            reg(w_s),
+            reg(r.w_s),
+            reg(r.w_s),
             hx(BUF)
         ))
-        .r(&[w_s])
-        .w(&[w_s])
+        .r(&[r.w_s])
+        .w(&[r.w_s])
         .alu());
         p(
-            Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(kc)))
-                .r(&[kc])
+            Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(r.kc)))
+                .r(&[r.kc])
                 .alu(),
         );
         if sh.b_shift > 0 {
             p(
-                Ins::new(format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(kc)))
-                    .r(&[kc])
+                Ins::new(format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(r.kc)))
+                    .r(&[r.kc])
                     .alu(),
             );
         }
         let pb_next_at = format!("@{} ", sh.pb_next);
-        for ins in sh
-            .loads(p_a, d_a, "@P1 ")
-            .into_iter()
-            .chain(sh.loads(p_b, d_b, &pb_next_at))
+        for ins in
+            sh.loads(r.p_a, r.d_a, "@P1 ")
+                .into_iter()
+                .chain(sh.loads(r.p_b, r.d_b, &pb_next_at))
         {
             p(ins);
         }
         p(Ins::new("BAR.SYNC 0x0"));
         for j in 0..sh.half {
             let (a, b) = (sh.a_reg(0, 2 * j), sh.b_reg(0, 2 * j));
-            p(
-                Ins::new(format!("LDS.64 {}, {}", reg(a), addr(s_a, 128 * j as i64)))
-                    .r(&[s_a])
-                    .w(&[a, a + 1]),
-            );
-            p(
-                Ins::new(format!("LDS.64 {}, {}", reg(b), addr(s_b, 128 * j as i64)))
-                    .r(&[s_b])
-                    .w(&[b, b + 1]),
-            );
+            p(Ins::new(format!(
+                "LDS.64 {}, {}",
+                reg(a),
+                addr(r.s_a, 128 * j as i64)
+            ))
+            .r(&[r.s_a])
+            .w(&[a, a + 1]));
+            p(Ins::new(format!(
+                "LDS.64 {}, {}",
+                reg(b),
+                addr(r.s_b, 128 * j as i64)
+            ))
+            .r(&[r.s_b])
+            .w(&[b, b + 1]));
         }
         for c in self.accs() {
             p(Ins::new(format!("MOV {}, RZ", reg(c))).w(&[c]).alu());
