@@ -98,8 +98,6 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         .ok_or_else(|| anyhow!("{}: the run was not timed", file.display()))?;
     let checked = out.passed();
     let by_slot = &profile.by_slot;
-    let reading = Reading::of(&config.timing);
-    let stall_total = |c: &PcCounts| c.stall.iter().sum::<u64>();
     // The registers of the bank an instruction reads more than once, from
     // the static checker's rule (what the collector cannot hide without
     // reuse).
@@ -110,49 +108,21 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             keep_reads: false,
         },
     );
-    let conflict_regs = |slot: usize| -> String {
-        banks
-            .findings
-            .iter()
-            .find_map(|(s, f)| match f {
-                sim_core::check::Finding::Conflict { regs, .. } if *s as usize == slot => Some(
-                    regs.iter()
-                        .map(|r| format!("R{r}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-                _ => None,
-            })
-            .unwrap_or_default()
-    };
     let slots: Vec<usize> = (0..by_slot.len().min(prog.ops.len()))
         .filter(|s| s % 8 != 0)
         .filter(|&s| args.all || by_slot[s].executions > 0 || stall_total(&by_slot[s]) > 0)
         .collect();
+    let listing = Listing {
+        prog: &prog,
+        by_slot,
+        reading: Reading::of(&config.timing),
+        banks: &banks,
+        slots,
+    };
     if args.json {
-        let rows: Vec<serde_json::Value> = slots
-            .iter()
-            .map(|&s| {
-                let c = &by_slot[s];
-                let st: serde_json::Map<String, serde_json::Value> = STALLS
-                    .iter()
-                    .zip(c.stall.iter())
-                    .map(|(n, &v)| (n.replace(' ', "_"), serde_json::json!(v)))
-                    .collect();
-                serde_json::json!({
-                    "address": s * 8, "text": prog.text(s as u32),
-                    "control": prog.ctrl.get(s).copied().unwrap_or(0),
-                    "control_text": control(prog.ctrl.get(s).copied().unwrap_or(0), reading),
-                    "executions": c.executions, "issues": c.issues, "dual": c.dual,
-                    "conflicts": { "two_way": c.conflicts[0], "three_way": c.conflicts[1], "four_way": c.conflicts[2] },
-                    "conflict_registers": conflict_regs(s),
-                    "stalls": st,
-                })
-            })
-            .collect();
         let report = serde_json::json!({
             "kernel": r.kernel, "cycles": t.cycles, "checks_passed": checked,
-            "instructions": rows,
+            "instructions": listing.json(),
             "unattributed_stalls": STALLS.iter().zip(profile.unattributed.iter())
                 .map(|(n, &v)| (n.replace(' ', "_"), serde_json::json!(v)))
                 .collect::<serde_json::Map<_, _>>(),
@@ -168,67 +138,9 @@ pub fn run(args: ProfileArgs) -> Result<()> {
             t.stats.dual,
             t.stats.stall.iter().sum::<u64>()
         );
-        println!(
-            "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
-            "address", "control", "executed", "dual", "conflicts", "stalled", "instruction"
-        );
-        for &s in &slots {
-            let c = &by_slot[s];
-            let conf: u64 = c.conflicts.iter().sum();
-            let regs = conflict_regs(s);
-            println!(
-                "/*{:04x}*/   {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
-                s * 8,
-                control(prog.ctrl.get(s).copied().unwrap_or(0), reading),
-                c.executions,
-                c.dual,
-                conf,
-                stall_total(c),
-                prog.text(s as u32).trim_end_matches(';'),
-                stalls(c),
-                if conf > 0 && !regs.is_empty() {
-                    format!(" [banks: {regs}]")
-                } else {
-                    String::new()
-                }
-            );
-        }
+        listing.table();
         if args.top > 0 {
-            let mut hot: Vec<usize> = slots.clone();
-            hot.sort_by(|&a, &b| {
-                by_slot[b]
-                    .executions
-                    .cmp(&by_slot[a].executions)
-                    .then(a.cmp(&b))
-            });
-            println!("\nhottest instructions (executions):");
-            for &s in hot.iter().take(args.top) {
-                println!(
-                    "  /*{:04x}*/ {:>10}  {}",
-                    s * 8,
-                    by_slot[s].executions,
-                    prog.text(s as u32).trim_end_matches(';')
-                );
-            }
-            let mut worst: Vec<usize> = slots.clone();
-            worst.sort_by(|&a, &b| {
-                stall_total(&by_slot[b])
-                    .cmp(&stall_total(&by_slot[a]))
-                    .then(a.cmp(&b))
-            });
-            println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
-            for &s in worst.iter().take(args.top) {
-                if stall_total(&by_slot[s]) == 0 {
-                    break;
-                }
-                println!(
-                    "  /*{:04x}*/ {:>10}  {:<46} {}",
-                    s * 8,
-                    stall_total(&by_slot[s]),
-                    prog.text(s as u32).trim_end_matches(';'),
-                    stalls(&by_slot[s])
-                );
-            }
+            listing.top(args.top);
         }
         let un: u64 = profile.unattributed.iter().sum();
         if un > 0 {
@@ -239,4 +151,145 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         bail!("the kernel's results are wrong: `keplersim run` shows which check fails");
     }
     Ok(())
+}
+
+/// The scheduler-cycles a slot's warps waited to issue it, all reasons.
+fn stall_total(c: &PcCounts) -> u64 {
+    c.stall.iter().sum()
+}
+
+/// The profiled kernel's listing: its instructions' counts, and the
+/// instructions it shows.
+struct Listing<'a> {
+    prog: &'a sim_core::program::Program,
+    by_slot: &'a [PcCounts],
+    reading: Reading,
+    /// The static checker's findings without reuse.
+    banks: &'a sim_core::check::Report,
+    /// The slots shown (executed or stalled at, or all), in order.
+    slots: Vec<usize>,
+}
+
+impl Listing<'_> {
+    /// The registers of the bank slot `slot` reads more than once, as
+    /// `R1 R5` (empty: none).
+    fn conflict_regs(&self, slot: usize) -> String {
+        self.banks
+            .findings
+            .iter()
+            .find_map(|(s, f)| match f {
+                sim_core::check::Finding::Conflict { regs, .. } if *s as usize == slot => Some(
+                    regs.iter()
+                        .map(|r| format!("R{r}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// The control byte of slot `s`.
+    fn ctrl(&self, s: usize) -> u8 {
+        self.prog.ctrl.get(s).copied().unwrap_or(0)
+    }
+
+    /// The instruction of slot `s` as the listing prints it.
+    fn text(&self, s: usize) -> String {
+        self.prog.text(s as u32).trim_end_matches(';').to_string()
+    }
+
+    /// One JSON object per instruction shown.
+    fn json(&self) -> Vec<serde_json::Value> {
+        self.slots
+            .iter()
+            .map(|&s| {
+                let c = &self.by_slot[s];
+                let st: serde_json::Map<String, serde_json::Value> = STALLS
+                    .iter()
+                    .zip(c.stall.iter())
+                    .map(|(n, &v)| (n.replace(' ', "_"), serde_json::json!(v)))
+                    .collect();
+                serde_json::json!({
+                    "address": s * 8, "text": self.prog.text(s as u32),
+                    "control": self.ctrl(s),
+                    "control_text": control(self.ctrl(s), self.reading),
+                    "executions": c.executions, "issues": c.issues, "dual": c.dual,
+                    "conflicts": { "two_way": c.conflicts[0], "three_way": c.conflicts[1], "four_way": c.conflicts[2] },
+                    "conflict_registers": self.conflict_regs(s),
+                    "stalls": st,
+                })
+            })
+            .collect()
+    }
+
+    /// The annotated listing: a heading, then a row per instruction shown.
+    fn table(&self) {
+        println!(
+            "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
+            "address", "control", "executed", "dual", "conflicts", "stalled", "instruction"
+        );
+        for &s in &self.slots {
+            let c = &self.by_slot[s];
+            let conf: u64 = c.conflicts.iter().sum();
+            let regs = self.conflict_regs(s);
+            println!(
+                "/*{:04x}*/   {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
+                s * 8,
+                control(self.ctrl(s), self.reading),
+                c.executions,
+                c.dual,
+                conf,
+                stall_total(c),
+                self.text(s),
+                stalls(c),
+                if conf > 0 && !regs.is_empty() {
+                    format!(" [banks: {regs}]")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+
+    /// The sorted views: the `n` hottest instructions and the `n` worst
+    /// stalled.
+    fn top(&self, n: usize) {
+        let by_slot = self.by_slot;
+        let mut hot: Vec<usize> = self.slots.clone();
+        hot.sort_by(|&a, &b| {
+            by_slot[b]
+                .executions
+                .cmp(&by_slot[a].executions)
+                .then(a.cmp(&b))
+        });
+        println!("\nhottest instructions (executions):");
+        for &s in hot.iter().take(n) {
+            println!(
+                "  /*{:04x}*/ {:>10}  {}",
+                s * 8,
+                by_slot[s].executions,
+                self.text(s)
+            );
+        }
+        let mut worst: Vec<usize> = self.slots.clone();
+        worst.sort_by(|&a, &b| {
+            stall_total(&by_slot[b])
+                .cmp(&stall_total(&by_slot[a]))
+                .then(a.cmp(&b))
+        });
+        println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
+        for &s in worst.iter().take(n) {
+            if stall_total(&by_slot[s]) == 0 {
+                break;
+            }
+            println!(
+                "  /*{:04x}*/ {:>10}  {:<46} {}",
+                s * 8,
+                stall_total(&by_slot[s]),
+                self.text(s),
+                stalls(&by_slot[s])
+            );
+        }
+    }
 }
