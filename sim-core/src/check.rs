@@ -237,158 +237,22 @@ fn walk(
     pairs: &mut usize,
     first: bool,
 ) {
-    let next = |s: u32| {
-        if (s + 1).is_multiple_of(8) {
-            s + 2
-        } else {
-            s + 1
-        }
-    };
     let mut s = from;
     while s <= to {
         if s.is_multiple_of(8) {
             s += 1;
             continue;
         }
-        let a = &infos[s as usize];
-        // Dual issue, as the model would grant it.
-        let mut unit = vec![s];
-        if Ctrl(a.ctrl).dual() {
-            let b = next(s);
-            if b > to || b as usize >= infos.len() {
-                found.insert((
-                    s,
-                    Finding::Dual {
-                        why: "no instruction follows".into(),
-                    },
-                ));
-            } else if !s.is_multiple_of(2) {
-                found.insert((
-                    s,
-                    Finding::Dual {
-                        why: "not at an aligned half of the group (instructions 1+2, 3+4 or 5+6)"
-                            .into(),
-                    },
-                ));
-            } else {
-                match pipes::may_pair(a, &infos[b as usize]) {
-                    Ok(()) => unit.push(b),
-                    Err(why) => {
-                        found.insert((s, Finding::Dual { why: why.into() }));
-                    }
-                }
-            }
-        }
+        let unit = issue_unit(infos, s, to, found);
         if unit.len() == 2 && first {
             *pairs += 1;
         }
-        // Loads, stores and atomics wait for the ALU results they read (the
-        // scoreboard holds them back, as in the timing model), and the warp's
-        // later instructions with them; what the collector read before is then
-        // not the cycle before.
-        let ready = unit
-            .iter()
-            .map(|&u| &infos[u as usize])
-            .filter(|i| i.pipe == pipes::Pipe::Lsu)
-            .flat_map(|i| i.reads())
-            .filter_map(|&r| st.alu[r as usize].map(|(_, at)| at + ALU_LATENCY))
-            .max();
-        if let Some(t) = ready.filter(|&t| t > st.now) {
-            st.now = t;
-            if !st.opts.keep_reads {
-                st.prev_reads.clear();
-            }
-        }
-        // Hazards: every instruction of the unit reads at `now`.
-        for &u in &unit {
-            let i = &infos[u as usize];
-            let lsu = i.pipe == pipes::Pipe::Lsu;
-            for &r in i.reads() {
-                if let Some(w) = st.ldg[r as usize] {
-                    found.insert((u, Finding::LdgHazard { reg: r, writer: w }));
-                }
-                if lsu {
-                    continue; // loads and stores wait for ALU results
-                }
-                if let Some((w, at)) = st.alu[r as usize] {
-                    let dt = st.now - at;
-                    if dt < ALU_LATENCY {
-                        found.insert((
-                            u,
-                            Finding::AluHazard {
-                                reg: r,
-                                writer: w,
-                                cycles: dt,
-                            },
-                        ));
-                    }
-                }
-            }
-        }
-        // Bank conflicts of the unit, the previous unit's reads reused.
-        let mut reads: Vec<u8> = Vec::new();
-        for &u in &unit {
-            for &r in infos[u as usize].reads() {
-                if !reads.contains(&r) {
-                    reads.push(r);
-                }
-            }
-        }
-        let mut per: [Vec<u8>; BANKS] = Default::default();
-        for &r in &reads {
-            if st.prev_reads.contains(&r) {
-                continue;
-            }
-            if let Some(b) = bank(r) {
-                per[b].push(r);
-            }
-        }
-        if let Some(worst) = per.iter().max_by_key(|v| v.len()) {
-            if worst.len() >= 2 {
-                found.insert((
-                    s,
-                    Finding::Conflict {
-                        degree: worst.len() as u32,
-                        regs: worst.clone(),
-                    },
-                ));
-            }
-        }
-        // Writes, TEXDEPBAR, time.
-        let mut gap = 1u64;
-        for &u in &unit {
-            let i = &infos[u as usize];
-            if let Some(n) = i.texdepbar {
-                let keep = (n as usize).min(st.outstanding.len());
-                let retired: Vec<u32> = st
-                    .outstanding
-                    .drain(..st.outstanding.len() - keep)
-                    .collect();
-                for r in st.ldg.iter_mut() {
-                    if r.is_some_and(|w| retired.contains(&w)) {
-                        *r = None;
-                    }
-                }
-                gap = gap.max(TEXDEPBAR_HOLD);
-            }
-            for k in 0..i.ndst {
-                let r = i.dst.wrapping_add(k) as usize;
-                if r >= 255 {
-                    continue;
-                }
-                // Bit 4 of a fixed-latency instruction's byte puts its result
-                // on the scoreboard: readers wait, no hazard.
-                let scoreboarded = i.ctrl & 0x10 != 0;
-                st.alu[r] = (i.lat == Latency::Alu && !scoreboarded).then_some((u, st.now));
-                st.ldg[r] = (i.lat == Latency::Texture).then_some(u);
-            }
-            if i.lat == Latency::Texture && i.ndst > 0 {
-                st.outstanding.push(u);
-            }
-        }
+        wait_for_alu(infos, &unit, st);
+        hazards(infos, &unit, st, found);
+        conflicts(infos, &unit, st, found);
         let lastu = *unit.last().unwrap();
         let li = &infos[lastu as usize];
-        gap = gap.max(li.gap as u64);
+        let gap = write(infos, &unit, st).max(li.gap as u64);
         // The operand collector reuses what the cycle before read, or under
         // `keep_reads` what the warp's last issue read.
         st.prev_reads = if (gap == 1 || st.opts.keep_reads) && !st.opts.no_reuse {
@@ -407,6 +271,169 @@ fn walk(
             );
             *st = again;
         }
-        s = next(lastu);
+        s = next_slot(lastu);
     }
+}
+
+/// The slot after `s`, past a control word.
+fn next_slot(s: u32) -> u32 {
+    if (s + 1).is_multiple_of(8) {
+        s + 2
+    } else {
+        s + 1
+    }
+}
+
+/// The slots that issue together from `s`: `s` alone, or `s` and the next
+/// when its byte asks for dual issue and the model would grant it (else a
+/// finding says why not).
+fn issue_unit(infos: &[Info], s: u32, to: u32, found: &mut BTreeSet<(u32, Finding)>) -> Vec<u32> {
+    let a = &infos[s as usize];
+    let mut unit = vec![s];
+    if Ctrl(a.ctrl).dual() {
+        let b = next_slot(s);
+        if b > to || b as usize >= infos.len() {
+            found.insert((
+                s,
+                Finding::Dual {
+                    why: "no instruction follows".into(),
+                },
+            ));
+        } else if !s.is_multiple_of(2) {
+            found.insert((
+                s,
+                Finding::Dual {
+                    why: "not at an aligned half of the group (instructions 1+2, 3+4 or 5+6)"
+                        .into(),
+                },
+            ));
+        } else {
+            match pipes::may_pair(a, &infos[b as usize]) {
+                Ok(()) => unit.push(b),
+                Err(why) => {
+                    found.insert((s, Finding::Dual { why: why.into() }));
+                }
+            }
+        }
+    }
+    unit
+}
+
+/// Loads, stores and atomics wait for the ALU results they read (the
+/// scoreboard holds them back, as in the timing model), and the warp's later
+/// instructions with them; what the collector read before is then not the
+/// cycle before.
+fn wait_for_alu(infos: &[Info], unit: &[u32], st: &mut State) {
+    let ready = unit
+        .iter()
+        .map(|&u| &infos[u as usize])
+        .filter(|i| i.pipe == pipes::Pipe::Lsu)
+        .flat_map(|i| i.reads())
+        .filter_map(|&r| st.alu[r as usize].map(|(_, at)| at + ALU_LATENCY))
+        .max();
+    if let Some(t) = ready.filter(|&t| t > st.now) {
+        st.now = t;
+        if !st.opts.keep_reads {
+            st.prev_reads.clear();
+        }
+    }
+}
+
+/// The unit's hazards: every instruction of it reads at `now`; an ALU result
+/// read sooner than its latency, or a read-only load's not waited for.
+fn hazards(infos: &[Info], unit: &[u32], st: &State, found: &mut BTreeSet<(u32, Finding)>) {
+    for &u in unit {
+        let i = &infos[u as usize];
+        let lsu = i.pipe == pipes::Pipe::Lsu;
+        for &r in i.reads() {
+            if let Some(w) = st.ldg[r as usize] {
+                found.insert((u, Finding::LdgHazard { reg: r, writer: w }));
+            }
+            if lsu {
+                continue; // loads and stores wait for ALU results
+            }
+            if let Some((w, at)) = st.alu[r as usize] {
+                let dt = st.now - at;
+                if dt < ALU_LATENCY {
+                    found.insert((
+                        u,
+                        Finding::AluHazard {
+                            reg: r,
+                            writer: w,
+                            cycles: dt,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The unit's bank conflicts, the previous unit's reads reused.
+fn conflicts(infos: &[Info], unit: &[u32], st: &State, found: &mut BTreeSet<(u32, Finding)>) {
+    let mut reads: Vec<u8> = Vec::new();
+    for &u in unit {
+        for &r in infos[u as usize].reads() {
+            if !reads.contains(&r) {
+                reads.push(r);
+            }
+        }
+    }
+    let mut per: [Vec<u8>; BANKS] = Default::default();
+    for &r in &reads {
+        if st.prev_reads.contains(&r) {
+            continue;
+        }
+        if let Some(b) = bank(r) {
+            per[b].push(r);
+        }
+    }
+    if let Some(worst) = per.iter().max_by_key(|v| v.len()) {
+        if worst.len() >= 2 {
+            found.insert((
+                unit[0],
+                Finding::Conflict {
+                    degree: worst.len() as u32,
+                    regs: worst.clone(),
+                },
+            ));
+        }
+    }
+}
+
+/// The unit's writes and `TEXDEPBAR`s on the state; the cycles until the
+/// warp may issue again that they ask for (at least 1).
+fn write(infos: &[Info], unit: &[u32], st: &mut State) -> u64 {
+    let mut gap = 1u64;
+    for &u in unit {
+        let i = &infos[u as usize];
+        if let Some(n) = i.texdepbar {
+            let keep = (n as usize).min(st.outstanding.len());
+            let retired: Vec<u32> = st
+                .outstanding
+                .drain(..st.outstanding.len() - keep)
+                .collect();
+            for r in st.ldg.iter_mut() {
+                if r.is_some_and(|w| retired.contains(&w)) {
+                    *r = None;
+                }
+            }
+            gap = gap.max(TEXDEPBAR_HOLD);
+        }
+        for k in 0..i.ndst {
+            let r = i.dst.wrapping_add(k) as usize;
+            if r >= 255 {
+                continue;
+            }
+            // Bit 4 of a fixed-latency instruction's byte puts its result
+            // on the scoreboard: readers wait, no hazard.
+            let scoreboarded = i.ctrl & 0x10 != 0;
+            st.alu[r] = (i.lat == Latency::Alu && !scoreboarded).then_some((u, st.now));
+            st.ldg[r] = (i.lat == Latency::Texture).then_some(u);
+        }
+        if i.lat == Latency::Texture && i.ndst > 0 {
+            st.outstanding.push(u);
+        }
+    }
+    gap
 }
