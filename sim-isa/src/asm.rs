@@ -481,50 +481,7 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         }
         ".param" => {
             nargs(1, 2)?;
-            let size = num(args[0])?;
-            if size == 0 {
-                return err(line, "`.param 0`: a parameter has at least one byte");
-            }
-            let end = k
-                .params
-                .iter()
-                .map(|p| u64::from(p.offset) + u64::from(p.size))
-                .max()
-                .unwrap_or(0);
-            // `@OFFSET` places it; otherwise the next offset with its alignment.
-            let offset = match args.get(1) {
-                Some(a) if a.starts_with('@') => {
-                    let o = num(&a[1..])?;
-                    if o < end {
-                        return err(
-                            line,
-                            format!("`.param {size} {a}` overlaps the parameter before"),
-                        );
-                    }
-                    o
-                }
-                other => {
-                    let align = match other {
-                        Some(a) => num(a)?,
-                        None => size.clamp(1, 8),
-                    };
-                    if !align.is_power_of_two() {
-                        let why = match other {
-                            Some(a) => format!("`.param {size} {a}`: ALIGN must be a power of two"),
-                            None => format!(
-                                "`.param {size}`: a SIZE given alone is its own alignment, \
-                                 so a power of two; give its alignment too (`.param {size} ALIGN`)"
-                            ),
-                        };
-                        return err(line, why);
-                    }
-                    end.div_ceil(align) * align
-                }
-            };
-            if offset.checked_add(size).is_none_or(|e| e > 4096) {
-                return err(line, "parameters exceed the 4 KiB parameter space");
-            }
-            k.params.push(ParamSpec::new(offset as u16, size as u16));
+            param(k, &args, &num, line)?;
         }
         ".shared" => {
             nargs(1, 1)?;
@@ -567,67 +524,129 @@ fn directive(kernels: &mut Vec<KernelSrc>, text: &str, line: usize) -> Result<()
         }
         ".alias" => {
             nargs(2, 2)?;
-            let (a, r) = (args[0], args[1]);
-            if !a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                || !a.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                || encode_reg_like(a)
-            {
-                return err(line, format!("`.alias {a}`: not a usable name"));
-            }
-            if a == "c" || a.starts_with("SR_") {
-                return err(
-                    line,
-                    format!("`.alias {a}`: `{a}` is the name of an operand (`c[..]`, `SR_...`)"),
-                );
-            }
-            if k.labels.contains_key(a) {
-                return err(
-                    line,
-                    format!("`.alias {a} {r}`: `{a}` is a label's name already"),
-                );
-            }
-            // An alias stands for its register everywhere in the kernel, the
-            // lines before it too: a second meaning would change those.
-            if let Some(was) = k
-                .aliases
-                .get(a)
-                .cloned()
-                .or_else(|| k.ranges.get(a).map(|(lo, hi)| format!("R{lo}..R{hi}")))
-            {
-                return err(
-                    line,
-                    format!(
-                        "`.alias {a} {r}`: `{a}` already names {was}; an alias names one \
-                         register (or range) in a kernel"
-                    ),
-                );
-            }
-            if let Some((lo, hi)) = r.split_once("..") {
-                // A range of registers: `acc[i]`.
-                let n = |t: &str| {
-                    t.strip_prefix('R')
-                        .and_then(|d| d.parse::<u32>().ok())
-                        .filter(|&v| v < 255)
-                };
-                let (Some(lo), Some(hi)) = (n(lo), n(hi)) else {
-                    return err(
-                        line,
-                        format!("`.alias {a} {r}`: a range is `Rm..Rn`, below R255"),
-                    );
-                };
-                if hi < lo {
-                    return err(line, format!("`.alias {a} {r}`: the range is empty"));
-                }
-                k.ranges.insert(a.to_string(), (lo, hi));
-                return Ok(());
-            }
-            if !encode_reg_like(r) {
-                return err(line, format!("`.alias {a} {r}`: `{r}` is not a register"));
-            }
-            k.aliases.insert(a.to_string(), r.to_string());
+            alias(k, args[0], args[1], line)?;
         }
         _ => return err(line, format!("unknown directive `{name}`")),
     }
+    Ok(())
+}
+
+/// `.param SIZE [ALIGN | @OFFSET]`: a parameter of `SIZE` bytes, at the next
+/// offset with its alignment (`SIZE` itself, at most 8, when not given) or
+/// at `OFFSET`.
+fn param(
+    k: &mut KernelSrc,
+    args: &[&str],
+    num: &dyn Fn(&str) -> Result<u64, AsmError>,
+    line: usize,
+) -> Result<(), AsmError> {
+    let size = num(args[0])?;
+    if size == 0 {
+        return err(line, "`.param 0`: a parameter has at least one byte");
+    }
+    let end = k
+        .params
+        .iter()
+        .map(|p| u64::from(p.offset) + u64::from(p.size))
+        .max()
+        .unwrap_or(0);
+    // `@OFFSET` places it; otherwise the next offset with its alignment.
+    let offset = match args.get(1) {
+        Some(a) if a.starts_with('@') => {
+            let o = num(&a[1..])?;
+            if o < end {
+                return err(
+                    line,
+                    format!("`.param {size} {a}` overlaps the parameter before"),
+                );
+            }
+            o
+        }
+        other => {
+            let align = match other {
+                Some(a) => num(a)?,
+                None => size.clamp(1, 8),
+            };
+            if !align.is_power_of_two() {
+                let why = match other {
+                    Some(a) => format!("`.param {size} {a}`: ALIGN must be a power of two"),
+                    None => format!(
+                        "`.param {size}`: a SIZE given alone is its own alignment, \
+                         so a power of two; give its alignment too (`.param {size} ALIGN`)"
+                    ),
+                };
+                return err(line, why);
+            }
+            end.div_ceil(align) * align
+        }
+    };
+    if offset.checked_add(size).is_none_or(|e| e > 4096) {
+        return err(line, "parameters exceed the 4 KiB parameter space");
+    }
+    k.params.push(ParamSpec::new(offset as u16, size as u16));
+    Ok(())
+}
+
+/// `.alias NAME REGISTER` (or `Rm..Rn`, a range: `NAME[i]`): a name for a
+/// register in the whole kernel.
+fn alias(k: &mut KernelSrc, a: &str, r: &str, line: usize) -> Result<(), AsmError> {
+    if !a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || !a.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        || encode_reg_like(a)
+    {
+        return err(line, format!("`.alias {a}`: not a usable name"));
+    }
+    if a == "c" || a.starts_with("SR_") {
+        return err(
+            line,
+            format!("`.alias {a}`: `{a}` is the name of an operand (`c[..]`, `SR_...`)"),
+        );
+    }
+    if k.labels.contains_key(a) {
+        return err(
+            line,
+            format!("`.alias {a} {r}`: `{a}` is a label's name already"),
+        );
+    }
+    // An alias stands for its register everywhere in the kernel, the
+    // lines before it too: a second meaning would change those.
+    if let Some(was) = k
+        .aliases
+        .get(a)
+        .cloned()
+        .or_else(|| k.ranges.get(a).map(|(lo, hi)| format!("R{lo}..R{hi}")))
+    {
+        return err(
+            line,
+            format!(
+                "`.alias {a} {r}`: `{a}` already names {was}; an alias names one \
+                 register (or range) in a kernel"
+            ),
+        );
+    }
+    if let Some((lo, hi)) = r.split_once("..") {
+        // A range of registers: `acc[i]`.
+        let n = |t: &str| {
+            t.strip_prefix('R')
+                .and_then(|d| d.parse::<u32>().ok())
+                .filter(|&v| v < 255)
+        };
+        let (Some(lo), Some(hi)) = (n(lo), n(hi)) else {
+            return err(
+                line,
+                format!("`.alias {a} {r}`: a range is `Rm..Rn`, below R255"),
+            );
+        };
+        if hi < lo {
+            return err(line, format!("`.alias {a} {r}`: the range is empty"));
+        }
+        k.ranges.insert(a.to_string(), (lo, hi));
+        return Ok(());
+    }
+    if !encode_reg_like(r) {
+        return err(line, format!("`.alias {a} {r}`: `{r}` is not a register"));
+    }
+    k.aliases.insert(a.to_string(), r.to_string());
     Ok(())
 }
 
