@@ -110,6 +110,33 @@ pub const MAX_CYCLES: u64 = 4_000_000;
 impl SmModel {
     /// Indexes SM `sm`'s events of `trace`.
     pub fn build(trace: &Trace, sm: u32) -> SmModel {
+        let mut m = SmModel::span(trace, sm);
+        let (first, end) = (m.first, m.end);
+        // Past the stretch indexed (or before it, in a damaged trace) an
+        // issue, barrier or access has no cycle to show: it is left out, so
+        // that every search and step stays inside `first..end`.
+        let outside = |e: &Event| {
+            !matches!(
+                e,
+                Event::Stall { .. } | Event::BlockStart { .. } | Event::BlockDone { .. }
+            ) && !(first..end).contains(&e.cycle())
+        };
+        for e in trace.events.iter().filter(|e| e.sm() == sm && !outside(e)) {
+            m.index(e);
+        }
+        for v in m.issues.values_mut() {
+            v.sort_by_key(|i| i.cycle);
+        }
+        m.arrivals.sort_by_key(|a| a.0);
+        m.releases.sort_by_key(|r| r.0);
+        m.accesses.sort_by_key(|a| a.cycle);
+        m
+    }
+
+    /// SM `sm` with nothing indexed yet: the stretch of cycles its issues
+    /// and stalls cover (at most [`MAX_CYCLES`]), each scheduler's cells
+    /// empty, and a count per instruction slot.
+    fn span(trace: &Trace, sm: u32) -> SmModel {
         let nsched = trace.header.schedulers.max(1) as usize;
         let mut m = SmModel {
             sm,
@@ -118,8 +145,7 @@ impl SmModel {
             counts: vec![Counts::default(); trace.header.listing.len()],
             ..SmModel::default()
         };
-        let mine = || trace.events.iter().filter(move |e| e.sm() == sm);
-        for e in mine() {
+        for e in trace.events.iter().filter(|e| e.sm() == sm) {
             match *e {
                 Event::Issue { cycle, .. } => {
                     m.first = m.first.min(cycle);
@@ -140,159 +166,146 @@ impl SmModel {
         m.cut = (recorded > m.end).then_some(recorded);
         let n = (m.end - m.first) as usize;
         m.sched = vec![vec![Cell::Empty; n]; nsched];
-        let first = m.first;
+        m
+    }
+
+    /// Indexes one event: its cells, its issue, stall counts, block, barrier
+    /// or access.
+    fn index(&mut self, e: &Event) {
+        let (first, n) = (self.first, (self.end - self.first) as usize);
         let at = |c: u64| c.checked_sub(first).map(|i| i as usize).filter(|&i| i < n);
         // The counts' index of slot `pc` (none for `u32::MAX`, no instruction).
-        let slots = m.counts.len();
+        let slots = self.counts.len();
         let count = |pc: u32| ((pc as usize) < slots).then_some(pc as usize);
-        let end = m.end;
-        // Past the stretch indexed (or before it, in a damaged trace) an
-        // issue, barrier or access has no cycle to show: it is left out, so
-        // that every search and step stays inside `first..end`.
-        let outside = |e: &Event| {
-            !matches!(
-                e,
-                Event::Stall { .. } | Event::BlockStart { .. } | Event::BlockDone { .. }
-            ) && !(first..end).contains(&e.cycle())
-        };
-        for e in mine().filter(|e| !outside(e)) {
-            match *e {
-                Event::Issue {
-                    cycle,
-                    sched,
-                    slot,
-                    warp,
-                    pc,
-                    dual,
-                    conflict,
-                    ..
-                } => {
-                    if let (Some(i), Some(row)) = (at(cycle), m.sched.get_mut(sched as usize)) {
-                        row[i] = Cell::Issue {
-                            warp: (slot, warp),
-                            pc,
-                            dual,
-                            conflict,
-                        };
-                    }
-                    m.issues.entry((slot, warp)).or_default().push(Issued {
-                        cycle,
+        match *e {
+            Event::Issue {
+                cycle,
+                sched,
+                slot,
+                warp,
+                pc,
+                dual,
+                conflict,
+                ..
+            } => {
+                if let (Some(i), Some(row)) = (at(cycle), self.sched.get_mut(sched as usize)) {
+                    row[i] = Cell::Issue {
+                        warp: (slot, warp),
                         pc,
                         dual,
-                        sched,
-                    });
-                    if let Some(k) = count(pc) {
-                        let c = &mut m.counts[k];
-                        c.issues += 1;
-                        c.dual += dual as u64;
-                        c.conflicts += (conflict >= 2) as u64;
-                    }
+                        conflict,
+                    };
                 }
-                Event::Stall {
+                self.issues.entry((slot, warp)).or_default().push(Issued {
                     cycle,
-                    sched,
-                    why,
                     pc,
-                    cycles,
-                    ..
-                } => {
-                    if let Some(row) = m.sched.get_mut(sched as usize) {
-                        for c in cycle..cycle.saturating_add(cycles) {
-                            match at(c) {
-                                Some(i) => row[i] = Cell::Stall { why, pc },
-                                None => break,
-                            }
+                    dual,
+                    sched,
+                });
+                if let Some(k) = count(pc) {
+                    let c = &mut self.counts[k];
+                    c.issues += 1;
+                    c.dual += dual as u64;
+                    c.conflicts += (conflict >= 2) as u64;
+                }
+            }
+            Event::Stall {
+                cycle,
+                sched,
+                why,
+                pc,
+                cycles,
+                ..
+            } => {
+                if let Some(row) = self.sched.get_mut(sched as usize) {
+                    for c in cycle..cycle.saturating_add(cycles) {
+                        match at(c) {
+                            Some(i) => row[i] = Cell::Stall { why, pc },
+                            None => break,
                         }
                     }
-                    if let Some(k) = count(pc) {
-                        let s = &mut m.counts[k].stall[why as usize];
-                        *s = s.saturating_add(cycles);
-                    }
                 }
-                Event::BlockStart {
-                    cycle,
-                    slot,
-                    block,
-                    warps,
-                    ..
-                } => m.blocks.push(Stay {
-                    slot,
-                    block,
-                    warps,
-                    start: cycle,
-                    done: u64::MAX,
-                }),
-                Event::BlockDone { cycle, block, .. } => {
-                    if let Some(b) = m
-                        .blocks
-                        .iter_mut()
-                        .rev()
-                        .find(|b| b.block == block && b.done == u64::MAX)
-                    {
-                        b.done = cycle;
-                    }
+                if let Some(k) = count(pc) {
+                    let s = &mut self.counts[k].stall[why as usize];
+                    *s = s.saturating_add(cycles);
                 }
-                Event::BarrierArrive {
-                    cycle,
-                    slot,
-                    warp,
-                    pc,
-                    ..
-                } => m.arrivals.push((cycle, (slot, warp), pc)),
-                Event::BarrierRelease { cycle, slot, .. } => m.releases.push((cycle, slot)),
-                Event::Shared {
-                    cycle,
-                    slot,
-                    warp,
-                    pc,
-                    transactions,
-                    ready,
-                    ..
-                } => m.accesses.push(Access {
-                    cycle,
-                    warp: (slot, warp),
-                    pc,
-                    count: transactions,
-                    global: false,
-                    store: false,
-                    cache_hits: 0,
-                    l2_hits: 0,
-                    l2_misses: 0,
-                    ready,
-                }),
-                Event::Global {
-                    cycle,
-                    slot,
-                    warp,
-                    pc,
-                    store,
-                    lines,
-                    cache_hits,
-                    l2_hits,
-                    l2_misses,
-                    ready,
-                    ..
-                } => m.accesses.push(Access {
-                    cycle,
-                    warp: (slot, warp),
-                    pc,
-                    count: lines as u32,
-                    global: true,
-                    store,
-                    cache_hits,
-                    l2_hits,
-                    l2_misses,
-                    ready,
-                }),
             }
+            Event::BlockStart {
+                cycle,
+                slot,
+                block,
+                warps,
+                ..
+            } => self.blocks.push(Stay {
+                slot,
+                block,
+                warps,
+                start: cycle,
+                done: u64::MAX,
+            }),
+            Event::BlockDone { cycle, block, .. } => {
+                if let Some(b) = self
+                    .blocks
+                    .iter_mut()
+                    .rev()
+                    .find(|b| b.block == block && b.done == u64::MAX)
+                {
+                    b.done = cycle;
+                }
+            }
+            Event::BarrierArrive {
+                cycle,
+                slot,
+                warp,
+                pc,
+                ..
+            } => self.arrivals.push((cycle, (slot, warp), pc)),
+            Event::BarrierRelease { cycle, slot, .. } => self.releases.push((cycle, slot)),
+            Event::Shared {
+                cycle,
+                slot,
+                warp,
+                pc,
+                transactions,
+                ready,
+                ..
+            } => self.accesses.push(Access {
+                cycle,
+                warp: (slot, warp),
+                pc,
+                count: transactions,
+                global: false,
+                store: false,
+                cache_hits: 0,
+                l2_hits: 0,
+                l2_misses: 0,
+                ready,
+            }),
+            Event::Global {
+                cycle,
+                slot,
+                warp,
+                pc,
+                store,
+                lines,
+                cache_hits,
+                l2_hits,
+                l2_misses,
+                ready,
+                ..
+            } => self.accesses.push(Access {
+                cycle,
+                warp: (slot, warp),
+                pc,
+                count: lines as u32,
+                global: true,
+                store,
+                cache_hits,
+                l2_hits,
+                l2_misses,
+                ready,
+            }),
         }
-        for v in m.issues.values_mut() {
-            v.sort_by_key(|i| i.cycle);
-        }
-        m.arrivals.sort_by_key(|a| a.0);
-        m.releases.sort_by_key(|r| r.0);
-        m.accesses.sort_by_key(|a| a.cycle);
-        m
     }
 
     /// Scheduler `s`'s cell at `cycle`.
