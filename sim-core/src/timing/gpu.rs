@@ -292,122 +292,28 @@ pub fn run_controlled<O: Observer>(
     let stop = ctl.stop;
     let stopped = || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
     // Where a run that ends early ended.
-    let mut partial = None;
-    let mut finished = Vec::with_capacity(16);
-    match stepping {
-        Stepping::Lockstep => {
-            // The last cycle to run: a run that ends after a cycle steps to
-            // it even when every SM sleeps past it, and ticks the sleeping
-            // SMs there too, so their stalls count up to it (a tick before
-            // an SM's wake issues nothing: it counts the stalls its
-            // schedulers wait out, the same that a later tick would).
-            let last = ctl.until.unwrap_or(NEVER);
-            let mut now = 0u64;
-            loop {
-                if ctl.until.is_some_and(|u| now > u) {
-                    partial = ctl.until.map(Partial::Until);
-                    grid.end = ctl.until.unwrap_or(now);
-                    break;
-                }
-                if stopped() {
-                    partial = Some(Partial::Stopped);
-                    grid.end = grid.end.max(now.saturating_sub(1));
-                    break;
-                }
-                for (i, sm) in sms.iter_mut().enumerate() {
-                    if sm.wake > now && (now != last || sm.wake == NEVER) {
-                        continue;
-                    }
-                    finished.clear();
-                    sm.tick(now, &launch, global, &mut mem, obs, &mut finished, ANY)?;
-                    grid.ran(i, sm, now, &finished, &block_at, tpb, obs);
-                }
-                if grid.done == total {
-                    break;
-                }
-                let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
-                if wake == NEVER {
-                    return Err(stuck(prog, &sms.iter().collect::<Vec<_>>()));
-                }
-                now = match wake.max(now + 1) {
-                    next if now < last => next.min(last),
-                    next => next,
-                };
-            }
-        }
-        Stepping::Turns if ctl.threads > 1 && nsm > 1 => {
-            // An SM runs on one thread at a time: more threads than SMs
-            // would only wait.
-            partial = super::threaded::run(
-                ctl.threads.min(nsm as usize),
-                &launch,
-                &mut sms,
-                global,
-                &mut mem,
-                &mut grid,
-                &block_at,
-                tpb,
-                stop,
-            )?;
-        }
-        Stepping::Turns => {
-            // An SM that failed, and the cycle it failed in, which stays its
-            // turn: the run's error is the first in turn.
-            let mut failed: Vec<Option<(u64, SimError)>> = (0..nsm).map(|_| None).collect();
-            loop {
-                // The SM whose turn comes first runs until it waits for its
-                // next turn behind another SM's.
-                let mut first = (NEVER, u32::MAX);
-                let mut allow = (NEVER, u32::MAX);
-                for (sm, f) in sms.iter().zip(&failed) {
-                    let turn = f.as_ref().map_or(sm.next_turn(), |f| (f.0, sm.id));
-                    if turn < first {
-                        (first, allow) = (turn, first);
-                    } else if turn < allow {
-                        allow = turn;
-                    }
-                }
-                if first.0 == NEVER {
-                    break;
-                }
-                if stopped() {
-                    partial = Some(Partial::Stopped);
-                    grid.end = grid.end.max(first.0.saturating_sub(1));
-                    break;
-                }
-                let i = first.1 as usize;
-                if let Some((_, e)) = failed[i].take() {
-                    return Err(e);
-                }
-                let sm = &mut sms[i];
-                loop {
-                    finished.clear();
-                    // Its blocks stay resident until a tick finishes one.
-                    let resident = sm.resident();
-                    match sm.run(&launch, global, &mut mem, obs, &mut finished, allow) {
-                        Ok(r) => {
-                            if r.quiet != NEVER && resident > 0 {
-                                grid.busy[i] = r.quiet + 1;
-                            }
-                            if r.finished != NEVER {
-                                grid.ran(i, sm, r.finished, &finished, &block_at, tpb, obs);
-                            } else {
-                                break;
-                            }
-                        }
-                        Err((t, e)) => {
-                            // Other SMs may still fail at an earlier turn.
-                            failed[i] = Some((t, e));
-                            break;
-                        }
-                    }
-                }
-            }
-            if grid.done < total && partial.is_none() {
-                return Err(stuck(prog, &sms.iter().collect::<Vec<_>>()));
-            }
-        }
-    }
+    let mut partial = match stepping {
+        Stepping::Lockstep => lockstep(
+            &mut sms, &launch, global, &mut mem, obs, &mut grid, &block_at, tpb, ctl.until,
+            &stopped,
+        )?,
+        // An SM runs on one thread at a time: more threads than SMs would
+        // only wait.
+        Stepping::Turns if ctl.threads > 1 && nsm > 1 => super::threaded::run(
+            ctl.threads.min(nsm as usize),
+            &launch,
+            &mut sms,
+            global,
+            &mut mem,
+            &mut grid,
+            &block_at,
+            tpb,
+            stop,
+        )?,
+        Stepping::Turns => turns(
+            &mut sms, &launch, global, &mut mem, obs, &mut grid, &block_at, tpb, &stopped,
+        )?,
+    };
     if partial.is_none() && total < grid_blocks {
         partial = Some(Partial::Blocks {
             ran: total,
@@ -431,6 +337,134 @@ pub fn run_controlled<O: Observer>(
         mem: mem.stats,
         busy: grid.busy,
     })
+}
+
+/// Steps every SM a cycle at a time (past the cycles all of them sleep
+/// through) until the grid is done, `until` is passed or `stopped` says so;
+/// gives why it ended early, if it did.
+#[allow(clippy::too_many_arguments)]
+fn lockstep<O: Observer>(
+    sms: &mut [Sm],
+    launch: &Launch,
+    global: &mut GlobalMem,
+    mem: &mut Memory,
+    obs: &mut O,
+    grid: &mut Grid,
+    block_at: &impl Fn(u64) -> [u32; 3],
+    tpb: u32,
+    until: Option<u64>,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Option<Partial>, SimError> {
+    let mut finished = Vec::with_capacity(16);
+    // The last cycle to run: a run that ends after a cycle steps to
+    // it even when every SM sleeps past it, and ticks the sleeping
+    // SMs there too, so their stalls count up to it (a tick before
+    // an SM's wake issues nothing: it counts the stalls its
+    // schedulers wait out, the same that a later tick would).
+    let last = until.unwrap_or(NEVER);
+    let mut now = 0u64;
+    loop {
+        if until.is_some_and(|u| now > u) {
+            grid.end = until.unwrap_or(now);
+            return Ok(until.map(Partial::Until));
+        }
+        if stopped() {
+            grid.end = grid.end.max(now.saturating_sub(1));
+            return Ok(Some(Partial::Stopped));
+        }
+        for (i, sm) in sms.iter_mut().enumerate() {
+            if sm.wake > now && (now != last || sm.wake == NEVER) {
+                continue;
+            }
+            finished.clear();
+            sm.tick(now, launch, global, mem, obs, &mut finished, ANY)?;
+            grid.ran(i, sm, now, &finished, block_at, tpb, obs);
+        }
+        if grid.done == grid.total {
+            break;
+        }
+        let wake = sms.iter().map(|s| s.wake).min().unwrap_or(NEVER);
+        if wake == NEVER {
+            return Err(stuck(launch.prog, &sms.iter().collect::<Vec<_>>()));
+        }
+        now = match wake.max(now + 1) {
+            next if now < last => next.min(last),
+            next => next,
+        };
+    }
+    Ok(None)
+}
+
+/// Runs the SMs by turns on this thread until the grid is done or `stopped`
+/// says so; gives why it ended early, if it did.
+#[allow(clippy::too_many_arguments)]
+fn turns<O: Observer>(
+    sms: &mut [Sm],
+    launch: &Launch,
+    global: &mut GlobalMem,
+    mem: &mut Memory,
+    obs: &mut O,
+    grid: &mut Grid,
+    block_at: &impl Fn(u64) -> [u32; 3],
+    tpb: u32,
+    stopped: &dyn Fn() -> bool,
+) -> Result<Option<Partial>, SimError> {
+    let mut finished = Vec::with_capacity(16);
+    // An SM that failed, and the cycle it failed in, which stays its
+    // turn: the run's error is the first in turn.
+    let mut failed: Vec<Option<(u64, SimError)>> = (0..sms.len()).map(|_| None).collect();
+    loop {
+        // The SM whose turn comes first runs until it waits for its
+        // next turn behind another SM's.
+        let mut first = (NEVER, u32::MAX);
+        let mut allow = (NEVER, u32::MAX);
+        for (sm, f) in sms.iter().zip(&failed) {
+            let turn = f.as_ref().map_or(sm.next_turn(), |f| (f.0, sm.id));
+            if turn < first {
+                (first, allow) = (turn, first);
+            } else if turn < allow {
+                allow = turn;
+            }
+        }
+        if first.0 == NEVER {
+            break;
+        }
+        if stopped() {
+            grid.end = grid.end.max(first.0.saturating_sub(1));
+            return Ok(Some(Partial::Stopped));
+        }
+        let i = first.1 as usize;
+        if let Some((_, e)) = failed[i].take() {
+            return Err(e);
+        }
+        let sm = &mut sms[i];
+        loop {
+            finished.clear();
+            // Its blocks stay resident until a tick finishes one.
+            let resident = sm.resident();
+            match sm.run(launch, global, mem, obs, &mut finished, allow) {
+                Ok(r) => {
+                    if r.quiet != NEVER && resident > 0 {
+                        grid.busy[i] = r.quiet + 1;
+                    }
+                    if r.finished != NEVER {
+                        grid.ran(i, sm, r.finished, &finished, block_at, tpb, obs);
+                    } else {
+                        break;
+                    }
+                }
+                Err((t, e)) => {
+                    // Other SMs may still fail at an earlier turn.
+                    failed[i] = Some((t, e));
+                    break;
+                }
+            }
+        }
+    }
+    if grid.done < grid.total {
+        return Err(stuck(launch.prog, &sms.iter().collect::<Vec<_>>()));
+    }
+    Ok(None)
 }
 
 /// The grid's blocks as the SMs take and finish them.
