@@ -1596,36 +1596,7 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         .iter_zeros()
         .map(|i| i as u8)
         .collect();
-    // spans[variant][bit] = Some((a, b)) token span changed by flipping the bit.
-    // Usually one span; one per print for a field printed twice.
-    let mut spans: Vec<HashMap<u8, Vec<(usize, usize)>>> = Vec::new();
-    let mut variant_toks: Vec<Vec<String>> = Vec::new();
-    let mut changed = 0u64;
-    for &v in &w.variants {
-        let tv = l.canon(v, &pcrel).expect("variant is valid");
-        let xt = tokens(&tv);
-        variant_toks.push(xt.iter().map(|t| t.to_string()).collect());
-        let mut m = HashMap::new();
-        for &i in &field_bits {
-            match l.canon(v ^ (1u64 << i), &pcrel) {
-                Ok(tf) => {
-                    if tf != tv {
-                        changed |= 1u64 << i;
-                        let yt = tokens(&tf);
-                        let hunks = repeated_change(&xt, &yt).unwrap_or_else(|| {
-                            let (a, b, _) = diff_span(&xt, &yt);
-                            vec![(a, b)]
-                        });
-                        m.insert(i, hunks);
-                    }
-                }
-                Err(_) => {
-                    changed |= 1u64 << i;
-                }
-            }
-        }
-        spans.push(m);
-    }
+    let (spans, variant_toks, changed) = flip_spans(l, w, &pcrel, &field_bits);
     let mut ignored = Bits::ZERO;
     for &i in &field_bits {
         ignored.set(i as usize, changed >> i & 1 == 0);
@@ -1643,97 +1614,10 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         .filter(|i| changed >> i & 1 == 1 && fixed >> i & 1 == 0)
         .collect();
 
-    // Union-find: bits that overlap in every variant where both change the text.
-    let mut parent: HashMap<u8, u8> = active.iter().map(|&i| (i, i)).collect();
-    fn find(p: &mut HashMap<u8, u8>, x: u8) -> u8 {
-        let mut r = x;
-        while p[&r] != r {
-            r = p[&r];
-        }
-        p.insert(x, r);
-        r
-    }
-    for (x, &i) in active.iter().enumerate() {
-        for &j in &active[x + 1..] {
-            let mut seen = 0;
-            let mut all = true;
-            for (m, toks) in spans.iter().zip(&variant_toks) {
-                if let (Some(si), Some(sj)) = (m.get(&i), m.get(&j)) {
-                    seen += 1;
-                    if !si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
-                        all = false;
-                        break;
-                    }
-                }
-            }
-            if seen > 0 && all {
-                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
-                if ri != rj {
-                    parent.insert(ri, rj);
-                }
-            }
-        }
-    }
-    // A bit that renumbers a register and its successor in two operands
-    // (ATOM.CAS's `R8, R9`) is one field with every bit that changes either
-    // operand in that variant, though in another variant (`R8, RZ`) they print
-    // apart.
-    for (m, toks) in spans.iter().zip(&variant_toks) {
-        let mut order: Vec<u8> = m.keys().copied().collect();
-        order.sort_unstable();
-        for &i in &order {
-            let si = &m[&i];
-            let linked = si
-                .iter()
-                .any(|&(a, b)| toks.get(a..b).is_some_and(|t| t.iter().any(|x| x == ",")));
-            if !linked {
-                continue;
-            }
-            for &j in &order {
-                let sj = &m[&j];
-                if j != i && si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
-                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
-                    if ri != rj {
-                        parent.insert(ri, rj);
-                    }
-                }
-            }
-        }
-    }
-    let mut by_root: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
-    for &i in &active {
-        let r = find(&mut parent, i);
-        by_root.entry(r).or_default().push(i);
-    }
-    let mut bit_groups: Vec<Vec<u8>> = by_root.into_values().collect();
-    for g in &mut bit_groups {
-        g.sort_unstable();
-    }
+    let bit_groups = group_bits(&active, &spans, &variant_toks);
 
-    // Template variant: one in which every group has a span; overlapping groups
-    // are merged there.
-    let mut best: Option<(usize, usize)> = None;
-    for (vi, m) in spans.iter().enumerate() {
-        if !bit_groups
-            .iter()
-            .all(|g| g.iter().any(|b| m.contains_key(b)))
-        {
-            continue;
-        }
-        let nonempty = bit_groups
-            .iter()
-            .filter(|g| {
-                g.iter()
-                    .filter_map(|b| m.get(b))
-                    .flatten()
-                    .any(|s| s.0 < s.1)
-            })
-            .count();
-        if best.is_none_or(|b| nonempty > b.1) {
-            best = Some((vi, nonempty));
-        }
-    }
-    let Some((vi, _)) = best else {
+    let best = template_variant(&spans, &bit_groups);
+    let Some(vi) = best else {
         if debug_seed() == Some(w.seed) {
             for (vi, m) in spans.iter().enumerate() {
                 eprintln!(
@@ -1787,6 +1671,156 @@ fn plan_groups(l: &Learner, w: &Work) -> Plan {
         problem: None,
         full: Vec::new(),
     }
+}
+
+/// The token spans each flip of a field bit changes in each variant of `w`
+/// (`spans[variant][bit]`: usually one span; one per print for a field
+/// printed twice), each variant's tokens, and the bits whose flip changes
+/// the text (or that nvdisasm rejects) in some variant.
+#[allow(clippy::type_complexity)]
+fn flip_spans(
+    l: &Learner,
+    w: &Work,
+    pcrel: &[usize],
+    field_bits: &[u8],
+) -> (Vec<HashMap<u8, Vec<(usize, usize)>>>, Vec<Vec<String>>, u64) {
+    let mut spans: Vec<HashMap<u8, Vec<(usize, usize)>>> = Vec::new();
+    let mut variant_toks: Vec<Vec<String>> = Vec::new();
+    let mut changed = 0u64;
+    for &v in &w.variants {
+        let tv = l.canon(v, pcrel).expect("variant is valid");
+        let xt = tokens(&tv);
+        variant_toks.push(xt.iter().map(|t| t.to_string()).collect());
+        let mut m = HashMap::new();
+        for &i in field_bits {
+            match l.canon(v ^ (1u64 << i), pcrel) {
+                Ok(tf) => {
+                    if tf != tv {
+                        changed |= 1u64 << i;
+                        let yt = tokens(&tf);
+                        let hunks = repeated_change(&xt, &yt).unwrap_or_else(|| {
+                            let (a, b, _) = diff_span(&xt, &yt);
+                            vec![(a, b)]
+                        });
+                        m.insert(i, hunks);
+                    }
+                }
+                Err(_) => {
+                    changed |= 1u64 << i;
+                }
+            }
+        }
+        spans.push(m);
+    }
+    (spans, variant_toks, changed)
+}
+
+/// The `active` bits in groups (union-find): bits that overlap in every
+/// variant where both change the text, and a bit that renumbers a register
+/// and its successor in two operands with every bit that changes either.
+fn group_bits(
+    active: &[u8],
+    spans: &[HashMap<u8, Vec<(usize, usize)>>],
+    variant_toks: &[Vec<String>],
+) -> Vec<Vec<u8>> {
+    let mut parent: HashMap<u8, u8> = active.iter().map(|&i| (i, i)).collect();
+    fn find(p: &mut HashMap<u8, u8>, x: u8) -> u8 {
+        let mut r = x;
+        while p[&r] != r {
+            r = p[&r];
+        }
+        p.insert(x, r);
+        r
+    }
+    for (x, &i) in active.iter().enumerate() {
+        for &j in &active[x + 1..] {
+            let mut seen = 0;
+            let mut all = true;
+            for (m, toks) in spans.iter().zip(variant_toks) {
+                if let (Some(si), Some(sj)) = (m.get(&i), m.get(&j)) {
+                    seen += 1;
+                    if !si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
+                        all = false;
+                        break;
+                    }
+                }
+            }
+            if seen > 0 && all {
+                let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                if ri != rj {
+                    parent.insert(ri, rj);
+                }
+            }
+        }
+    }
+    // A bit that renumbers a register and its successor in two operands
+    // (ATOM.CAS's `R8, R9`) is one field with every bit that changes either
+    // operand in that variant, though in another variant (`R8, RZ`) they print
+    // apart.
+    for (m, toks) in spans.iter().zip(variant_toks) {
+        let mut order: Vec<u8> = m.keys().copied().collect();
+        order.sort_unstable();
+        for &i in &order {
+            let si = &m[&i];
+            let linked = si
+                .iter()
+                .any(|&(a, b)| toks.get(a..b).is_some_and(|t| t.iter().any(|x| x == ",")));
+            if !linked {
+                continue;
+            }
+            for &j in &order {
+                let sj = &m[&j];
+                if j != i && si.iter().any(|&a| sj.iter().any(|&b| collide(toks, a, b))) {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    if ri != rj {
+                        parent.insert(ri, rj);
+                    }
+                }
+            }
+        }
+    }
+    let mut by_root: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+    for &i in active {
+        let r = find(&mut parent, i);
+        by_root.entry(r).or_default().push(i);
+    }
+    let mut bit_groups: Vec<Vec<u8>> = by_root.into_values().collect();
+    for g in &mut bit_groups {
+        g.sort_unstable();
+    }
+
+    bit_groups
+}
+
+/// The template variant: one in which every group has a span (overlapping
+/// groups are merged there), the one with the most groups printing
+/// something.
+fn template_variant(
+    spans: &[HashMap<u8, Vec<(usize, usize)>>],
+    bit_groups: &[Vec<u8>],
+) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for (vi, m) in spans.iter().enumerate() {
+        if !bit_groups
+            .iter()
+            .all(|g| g.iter().any(|b| m.contains_key(b)))
+        {
+            continue;
+        }
+        let nonempty = bit_groups
+            .iter()
+            .filter(|g| {
+                g.iter()
+                    .filter_map(|b| m.get(b))
+                    .flatten()
+                    .any(|s| s.0 < s.1)
+            })
+            .count();
+        if best.is_none_or(|b| nonempty > b.1) {
+            best = Some((vi, nonempty));
+        }
+    }
+    best.map(|b| b.0)
 }
 
 /// The seed whose learning is traced (`KEPLERSIM_CRACK_DEBUG=0x...`).
