@@ -2163,6 +2163,54 @@ fn explain_again(
 /// and the decoration table.
 fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Option<LearnedGroup> {
     let n = bits.len();
+    let exhaustive = holes.len() == 1 << n;
+    let (candidates, mem_candidate) = value_candidates(bits, holes);
+    for value_idx in candidates.into_iter().chain(mem_candidate.clone()) {
+        // A candidate wider than the field (the memory one, a register and
+        // an offset run, can be) leaves nothing to decode: not this field.
+        if n.checked_sub(value_idx.len())
+            .is_none_or(|rest| rest > MAX_DECO_BITS)
+        {
+            continue;
+        }
+        let width = value_idx.len() as u32;
+        let deco_idx: Vec<usize> = (0..n).filter(|k| !value_idx.contains(k)).collect();
+        let is_mem = mem_candidate.as_ref() == Some(&value_idx);
+        for f in formats(width, is_mem) {
+            if let Some(g) = try_fmt(bits, holes, &value_idx, &deco_idx, f, width, addr) {
+                return Some(g);
+            }
+        }
+    }
+    if exhaustive {
+        // A plain table over all bits.
+        let table = holes
+            .iter()
+            .map(|(_, t)| t.clone().map(|s| (s, String::new())))
+            .collect();
+        return Some(LearnedGroup {
+            deco_bits: bits.to_vec(),
+            value_bits: vec![],
+            fmt: Fmt::None,
+            table,
+            again: vec![],
+        });
+    }
+    None
+}
+
+/// The candidate value parts of a group of `bits` (indices into `bits`), in
+/// the order they are tried: the bits whose single flip from zero changes
+/// only numbers, those plus one more (a sign kept apart, as in the 20-bit
+/// float immediates), all bits, the longest run of consecutive bits (with
+/// each single bit beside it), and an optional operand's (which prints
+/// nothing at zero); and the memory candidate, a register's run of 8 and an
+/// offset's run, tried last.
+fn value_candidates(
+    bits: &[u8],
+    holes: &[(u64, Option<String>)],
+) -> (Vec<Vec<usize>>, Option<Vec<usize>>) {
+    let n = bits.len();
     let zero_text = holes.iter().find(|h| h.0 == 0).and_then(|h| h.1.clone());
     // Value bits: those whose single flip from zero changes only numeric tokens.
     let mut value_idx: Vec<usize> = Vec::new();
@@ -2176,7 +2224,6 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
             }
         }
     }
-    let exhaustive = holes.len() == 1 << n;
     // Candidate value parts: the bits that change only numbers; those plus one more
     // bit on top (a sign kept apart, as in the 20-bit float immediates); all bits.
     let mut candidates: Vec<Vec<usize>> = Vec::new();
@@ -2240,101 +2287,79 @@ fn explain_group(bits: &[u8], holes: &[(u64, Option<String>)], addr: u64) -> Opt
                 c
             })
     });
-    for value_idx in candidates.into_iter().chain(mem_candidate.clone()) {
-        // A candidate wider than the field (the memory one, a register and
-        // an offset run, can be) leaves nothing to decode: not this field.
-        if n.checked_sub(value_idx.len())
-            .is_none_or(|rest| rest > MAX_DECO_BITS)
-        {
-            continue;
-        }
-        let width = value_idx.len() as u32;
-        let deco_idx: Vec<usize> = (0..n).filter(|k| !value_idx.contains(k)).collect();
-        let w = width as u8;
-        let fmts = [
-            Fmt::Reg,
-            Fmt::Pred,
-            Fmt::Hex { shl: 0 },
-            Fmt::Hex { shl: 2 },
-            Fmt::SHex { shl: 0 },
-            Fmt::SHex { shl: 2 },
-            Fmt::SignHex,
-            Fmt::PcRel,
-            Fmt::F32 {
-                shift: 32u8.saturating_sub(w),
-            },
-            Fmt::F32 {
-                shift: 31u8.saturating_sub(w),
-            },
-            Fmt::F64 {
-                shift: 64u8.saturating_sub(w),
-            },
-            Fmt::F64 {
-                shift: 63u8.saturating_sub(w),
-            },
-            Fmt::OptHex { comma: false },
-            Fmt::OptHex { comma: true },
-            Fmt::F16,
-        ];
-        let is_mem = mem_candidate.as_ref() == Some(&value_idx);
-        let cbank = [
-            Fmt::CBank {
-                off_bits: 14,
-                spaced: false,
-            },
-            Fmt::CBank {
-                off_bits: 16,
-                spaced: false,
-            },
-            Fmt::CBank {
-                off_bits: 14,
-                spaced: true,
-            },
-        ];
-        // Attribute addresses wrap at a width of their own with base RZ: every
-        // width below the offset's is a candidate, widest first.
-        let mem: Vec<Fmt> = if is_mem {
-            let ow = w.saturating_sub(8);
-            [
-                Fmt::Addr { shl: 0 },
-                Fmt::Addr { shl: 2 },
-                Fmt::CIndex,
-                Fmt::RegJump,
-            ]
-            .into_iter()
-            .chain((1..ow).rev().map(|abs_bits| Fmt::Attr { abs_bits }))
-            .collect()
-        } else {
-            Vec::new()
-        };
-        for f in fmts.into_iter().chain(cbank).chain(mem.iter().copied()) {
-            if (f == Fmt::Reg && width != 8)
+    (candidates, mem_candidate)
+}
+
+/// The formats a value part `width` bits wide may print in, in the order
+/// they are tried; a memory candidate's (`is_mem`) are the address forms
+/// alone.
+fn formats(width: u32, is_mem: bool) -> Vec<Fmt> {
+    let w = width as u8;
+    let fmts = [
+        Fmt::Reg,
+        Fmt::Pred,
+        Fmt::Hex { shl: 0 },
+        Fmt::Hex { shl: 2 },
+        Fmt::SHex { shl: 0 },
+        Fmt::SHex { shl: 2 },
+        Fmt::SignHex,
+        Fmt::PcRel,
+        Fmt::F32 {
+            shift: 32u8.saturating_sub(w),
+        },
+        Fmt::F32 {
+            shift: 31u8.saturating_sub(w),
+        },
+        Fmt::F64 {
+            shift: 64u8.saturating_sub(w),
+        },
+        Fmt::F64 {
+            shift: 63u8.saturating_sub(w),
+        },
+        Fmt::OptHex { comma: false },
+        Fmt::OptHex { comma: true },
+        Fmt::F16,
+    ];
+    let cbank = [
+        Fmt::CBank {
+            off_bits: 14,
+            spaced: false,
+        },
+        Fmt::CBank {
+            off_bits: 16,
+            spaced: false,
+        },
+        Fmt::CBank {
+            off_bits: 14,
+            spaced: true,
+        },
+    ];
+    // Attribute addresses wrap at a width of their own with base RZ: every
+    // width below the offset's is a candidate, widest first.
+    let mem: Vec<Fmt> = if is_mem {
+        let ow = w.saturating_sub(8);
+        [
+            Fmt::Addr { shl: 0 },
+            Fmt::Addr { shl: 2 },
+            Fmt::CIndex,
+            Fmt::RegJump,
+        ]
+        .into_iter()
+        .chain((1..ow).rev().map(|abs_bits| Fmt::Attr { abs_bits }))
+        .collect()
+    } else {
+        Vec::new()
+    };
+    fmts.into_iter()
+        .chain(cbank)
+        .chain(mem.iter().copied())
+        .filter(|&f| {
+            !((f == Fmt::Reg && width != 8)
                 || (f == Fmt::Pred && width != 3)
                 || (f == Fmt::F16 && width != 16)
-                || (is_mem && !mem.contains(&f))
-            {
-                continue;
-            }
-            if let Some(g) = try_fmt(bits, holes, &value_idx, &deco_idx, f, width, addr) {
-                return Some(g);
-            }
-        }
-    }
-    if exhaustive {
-        // A plain table over all bits.
-        let table = holes
-            .iter()
-            .map(|(_, t)| t.clone().map(|s| (s, String::new())))
-            .collect();
-        return Some(LearnedGroup {
-            deco_bits: bits.to_vec(),
-            value_bits: vec![],
-            fmt: Fmt::None,
-            table,
-            again: vec![],
-        });
-    }
-    None
+                || (is_mem && !mem.contains(&f)))
+        })
+        .collect()
 }
 
 fn try_fmt(
