@@ -231,15 +231,26 @@ impl Vars {
         Ok(())
     }
 
-    /// A grid's or a block's three dimensions, each at least 1.
+    /// A grid's or a block's three dimensions, each at least 1 and no more
+    /// than 32 bits hold (sm_35's own limits, lower, are held by the run).
     fn dim(&self, t: &(Num, Num, Num), what: &str) -> Result<[u32; 3], LaunchError> {
         let mut out = [0u32; 3];
         for (i, n) in [&t.0, &t.1, &t.2].into_iter().enumerate() {
             let v = self.num(n, what)?;
-            if !(1..=u32::MAX as i64).contains(&v) {
+            let axis = ["x", "y", "z"][i];
+            if v < 1 {
                 return invalid(format!(
-                    "{what}: dimension {} is {v}, must be at least 1",
-                    ["x", "y", "z"][i]
+                    "{what}: dimension {axis} is {v}, must be at least 1"
+                ));
+            }
+            if v > u32::MAX as i64 {
+                let limits = if what == "grid" {
+                    "x at most 2147483647, y and z at most 65535"
+                } else {
+                    "1024 threads, z at most 64"
+                };
+                return invalid(format!(
+                    "{what}: dimension {axis} is {v}, past sm_35's limits ({limits})"
                 ));
             }
             out[i] = v as u32;
@@ -700,6 +711,34 @@ mod tests {
         ] {
             let e = parse(&format!("{head}{tail}")).unwrap_err().to_string();
             assert!(e.contains(want), "{tail}: {e}");
+        }
+    }
+
+    /// A dimension below 1, or past what 32 bits hold, is refused with the
+    /// axis, the value and the limit it breaks.
+    #[test]
+    fn dimensions_out_of_range_say_which_and_the_limit() {
+        let files = |f: &str| -> Result<Vec<u8>, String> { Err(format!("{f}: no such file")) };
+        for (grid, block, want) in [
+            ("(\"n - 64\", 1, 1)", "(32, 1, 1)", "grid: dimension x is 0, must be at least 1"),
+            (
+                "(1, \"n * 100000000\", 1)",
+                "(32, 1, 1)",
+                "grid: dimension y is 6400000000, past sm_35's limits (x at most 2147483647, \
+                 y and z at most 65535)",
+            ),
+            (
+                "(1, 1, 1)",
+                "(32, 1, \"n * 100000000\")",
+                "block: dimension z is 6400000000, past sm_35's limits (1024 threads, z at most 64)",
+            ),
+        ] {
+            let text = format!(
+                "(kernel: \"k\", vars: {{ \"n\": 64 }}, grid: {grid}, block: {block})"
+            );
+            let spec = parse(&text).expect("parses");
+            let e = resolve(&spec, &[], &files).expect_err(want);
+            assert_eq!(e.to_string(), want);
         }
     }
 
