@@ -198,63 +198,113 @@ impl Sm {
             _ => {}
         }
         if info.pipe == Pipe::Lsu {
-            // LDG goes down the texture pipeline, every other access the LSU.
-            let tex_path = info.lat == Latency::Texture;
-            if tex_path {
-                self.tex_free = now + 1;
-            } else {
-                self.lsu.free = now + 1;
-            }
-            if let Some((addrs, space, size)) = access {
-                let first = (0..32)
-                    .find(|&l| mask >> l & 1 == 1)
-                    .map_or(0, |l| addrs[l]);
-                let window = |base: u64| {
-                    space == Space::Generic && (base..base + WINDOW_SIZE).contains(&first)
+            let access = access.map(|(addrs, space, size)| {
+                let a = Access {
+                    addrs,
+                    mask,
+                    size,
+                    store: matches!(op.kind, Kind::St { .. } | Kind::StsCul { .. }),
+                    defer,
+                    pending: tex,
+                    stored: store_rows,
                 };
-                let store = matches!(op.kind, Kind::St { .. } | Kind::StsCul { .. });
-                if space == Space::Shared
-                    || window(SHARED_WINDOW)
-                    || matches!(op.kind, Kind::Shfl { .. })
-                {
-                    let (tx, bytes) = shared_transactions_with_bytes(
-                        &addrs,
-                        mask,
-                        size,
-                        t.shared_bank_bytes,
-                        t.shared_transaction_bytes,
-                    );
-                    ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
-                    if !matches!(op.kind, Kind::Shfl { .. }) {
-                        shared_counts(&mut self.stats, op, mask, size, tx);
-                    }
-                    self.shared_event(obs, now, s, bi, wi, pc, tx, ready);
-                } else if space == Space::Local || window(LOCAL_WINDOW) {
-                    // Local memory lives in L1, and hits it.
-                    let mut lines = [(0u64, 0u32); 64];
-                    let n = global_lines(&addrs, mask, size, &mut lines);
-                    self.lsu.free = now + n.max(1) as u64;
-                    ready = now + n.max(1) as u64 - 1 + t.l1_latency as u64;
-                } else {
-                    let a = Access {
-                        addrs,
-                        mask,
-                        size,
-                        store,
-                        defer,
-                        pending: tex,
-                        stored: store_rows,
-                    };
-                    ready = self.global(s, bi, wi, pc, now, l, mem, obs, op, info, a, ready);
-                }
-            } else if matches!(op.kind, Kind::Shfl { .. }) {
-                let start = now.max(self.lsu.shared_free);
-                self.lsu.shared_free = start + 1;
-                ready = start + t.lds_latency as u64;
-            }
+                (a, space)
+            });
+            ready = self.memory(s, bi, wi, pc, now, l, mem, obs, op, info, access, ready);
         }
+        self.write_back(wi, now, info, t, mask, tex && defer, saved, ready);
+        Ok(())
+    }
+
+    /// Times a load, store, atomic or shuffle of warp `wi` (`access`: its
+    /// lanes' addresses and space, when it has them): shared memory through
+    /// the LSU, local memory in L1, global memory through the LSU and L2 or
+    /// down the texture pipeline ([`Sm::global`]); gives when its result is
+    /// ready (`ready` if nothing makes it later).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn memory<O: Observer>(
+        &mut self,
+        s: usize,
+        bi: usize,
+        wi: usize,
+        pc: u32,
+        now: u64,
+        l: &Launch,
+        mem: &mut Memory,
+        obs: &mut O,
+        op: &Op,
+        info: &Info,
+        access: Option<(Access, Space)>,
+        mut ready: u64,
+    ) -> u64 {
+        let t = &l.config.timing;
+        // LDG goes down the texture pipeline, every other access the LSU.
+        let tex_path = info.lat == Latency::Texture;
+        if tex_path {
+            self.tex_free = now + 1;
+        } else {
+            self.lsu.free = now + 1;
+        }
+        if let Some((a, space)) = access {
+            let (addrs, mask, size) = (a.addrs, a.mask, a.size);
+            let first = (0..32)
+                .find(|&l| mask >> l & 1 == 1)
+                .map_or(0, |l| addrs[l]);
+            let window =
+                |base: u64| space == Space::Generic && (base..base + WINDOW_SIZE).contains(&first);
+            if space == Space::Shared
+                || window(SHARED_WINDOW)
+                || matches!(op.kind, Kind::Shfl { .. })
+            {
+                let (tx, bytes) = shared_transactions_with_bytes(
+                    &addrs,
+                    mask,
+                    size,
+                    t.shared_bank_bytes,
+                    t.shared_transaction_bytes,
+                );
+                ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
+                if !matches!(op.kind, Kind::Shfl { .. }) {
+                    shared_counts(&mut self.stats, op, mask, size, tx);
+                }
+                self.shared_event(obs, now, s, bi, wi, pc, tx, ready);
+            } else if space == Space::Local || window(LOCAL_WINDOW) {
+                // Local memory lives in L1, and hits it.
+                let mut lines = [(0u64, 0u32); 64];
+                let n = global_lines(&addrs, mask, size, &mut lines);
+                self.lsu.free = now + n.max(1) as u64;
+                ready = now + n.max(1) as u64 - 1 + t.l1_latency as u64;
+            } else {
+                ready = self.global(s, bi, wi, pc, now, l, mem, obs, op, info, a, ready);
+            }
+        } else if matches!(op.kind, Kind::Shfl { .. }) {
+            let start = now.max(self.lsu.shared_free);
+            self.lsu.shared_free = start + 1;
+            ready = start + t.lds_latency as u64;
+        }
+        ready
+    }
+
+    /// Puts warp `wi`'s result on the scoreboard, ready at `ready`; a
+    /// texture load's is held back until it arrives, in order (`saved`: the
+    /// registers' values before it ran), or until its request is resolved
+    /// and applied (`deferred`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn write_back(
+        &mut self,
+        wi: usize,
+        now: u64,
+        info: &Info,
+        t: &crate::config::Timing,
+        mask: u32,
+        deferred: bool,
+        saved: Option<[[u32; 32]; 4]>,
+        ready: u64,
+    ) {
         let (w, tm) = (&mut self.warps[wi], &mut self.timing[wi]);
-        if tex && defer {
+        if deferred {
             // Held back until its request is resolved and applied.
             tm.tex.push_back(Pending {
                 at: UNTIMED,
@@ -287,7 +337,6 @@ impl Sm {
         } else {
             write_ready(tm, info, now, ready, t);
         }
-        Ok(())
     }
 
     /// Tells the observer of warp `wi`'s shared-memory access (of block slot
