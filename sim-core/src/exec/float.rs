@@ -61,27 +61,27 @@ pub(crate) fn ffma3(op: &Op, w: &mut Warp, rows: fp::FfmaRows) -> bool {
 /// `FADD`; round to nearest with no `.FTZ`/`.SAT` in the host's own arithmetic.
 #[inline(always)]
 pub(super) fn fadd(i: Insn, ftz: bool, sat: bool, rnd: Rnd) -> Result<(), ExecError> {
-    let Insn { op, w, env, m, .. } = i;
-    let s = &op.src;
-    let a = fsrc(&read(w, &s[0], env)?, &s[0]);
-    let b = fsrc(&read(w, &s[1], env)?, &s[1]);
-    let mut d = [0u32; 32];
-    if rnd == Rnd::Rn && !ftz && !sat {
-        for l in 0..32 {
-            d[l] = fp::canon32(a[l] + b[l]);
-        }
-    } else {
-        for l in 0..32 {
-            d[l] = fp::fadd(a[l], b[l], rnd, ftz, sat);
-        }
-    }
-    w.set_reg(op.d0, &d, m);
-    Ok(())
+    binary(i, ftz, sat, rnd, |a, b| a + b, fp::fadd)
 }
 
 /// `FMUL`; round to nearest with no `.FTZ`/`.SAT` in the host's own arithmetic.
 #[inline(always)]
 pub(super) fn fmul(i: Insn, ftz: bool, sat: bool, rnd: Rnd) -> Result<(), ExecError> {
+    binary(i, ftz, sat, rnd, |a, b| a * b, fp::fmul)
+}
+
+/// A two-source FP32 instruction: `host`, the host's own arithmetic, where
+/// it rounds to nearest with no `.FTZ`/`.SAT` (its result canonicalised as
+/// the hardware's), else `exact`, the model's rounding of every case.
+#[inline(always)]
+fn binary(
+    i: Insn,
+    ftz: bool,
+    sat: bool,
+    rnd: Rnd,
+    host: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f32, f32, Rnd, bool, bool) -> u32,
+) -> Result<(), ExecError> {
     let Insn { op, w, env, m, .. } = i;
     let s = &op.src;
     let a = fsrc(&read(w, &s[0], env)?, &s[0]);
@@ -89,11 +89,11 @@ pub(super) fn fmul(i: Insn, ftz: bool, sat: bool, rnd: Rnd) -> Result<(), ExecEr
     let mut d = [0u32; 32];
     if rnd == Rnd::Rn && !ftz && !sat {
         for l in 0..32 {
-            d[l] = fp::canon32(a[l] * b[l]);
+            d[l] = fp::canon32(host(a[l], b[l]));
         }
     } else {
         for l in 0..32 {
-            d[l] = fp::fmul(a[l], b[l], rnd, ftz, sat);
+            d[l] = exact(a[l], b[l], rnd, ftz, sat);
         }
     }
     w.set_reg(op.d0, &d, m);
