@@ -1048,14 +1048,14 @@ fn report(
         }),
     );
     if st.hazards > 0 {
-        let mut text = Vec::new();
-        if st.hazards > 0 {
-            text.push(format!(
+        line(
+            "hazards",
+            format!(
                 "{} reads of a register before its LDG value arrived (no TEXDEPBAR): they read the old value",
                 st.hazards
-            ));
-        }
-        line("hazards", text.join("; "), json!({ "ldg": st.hazards }));
+            ),
+            json!({ "ldg": st.hazards }),
+        );
     }
 }
 
