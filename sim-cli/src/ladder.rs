@@ -37,77 +37,8 @@ pub fn run(
             rows
         }
     };
-    let mut head = "| kernel |".to_string();
-    let mut rule = "|---|".to_string();
-    for n in sizes {
-        head += &format!(" {n} |");
-        rule += "---|";
-    }
-    println!("{head}\n{rule}");
-    for (ki, k) in KERNELS.iter().enumerate() {
-        let mut line = format!("| {} |", k.name);
-        for &n in sizes {
-            match ladder::find(&rows, ki, n) {
-                Some(r) => line += &format!(" {:.0} ({:.1}%) |", r.gflops, r.percent_of_peak),
-                None => line += " - |",
-            }
-        }
-        println!("{line}");
-    }
-    let skipped: Vec<String> = KERNELS
-        .iter()
-        .filter(|k| sizes.iter().any(|n| n % k.tile != 0))
-        .map(|k| format!("{} ({}-row tile)", k.name, k.tile))
-        .collect();
-    if !skipped.is_empty() {
-        println!(
-            "\n`-`: not run, the kernel's tile does not divide the size: {}.",
-            skipped.join(", ")
-        );
-    }
-    println!(
-        "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {}), m = n = k, simulated on {}; every C checked bit for bit.",
-        config.chip.sms,
-        machine.describe()
-    );
-    // Each step's gain over the one before, beside the paper's.
-    let mut head = "\n| step | paper (K20m) |".to_string();
-    let mut rule = "|---|---|".to_string();
-    for n in sizes {
-        head += &format!(" model, {n} |");
-        rule += "---|";
-    }
-    println!("{head}\n{rule}");
-    for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
-        let mut line = format!("| {step} | {} |", paper_range(*lo, *hi));
-        for &n in sizes {
-            match ladder::step_gain(&rows, i, n) {
-                Some(g) => line += &format!(" {:+.1}% |", g * 100.0),
-                None => line += " - |",
-            }
-        }
-        println!("{line}");
-    }
-    let mut line = format!("| all, baseline to +Dual | {PAPER_ALL:.1}x |");
-    for &n in sizes {
-        match ladder::ladder_gain(&rows, n) {
-            Some(g) => line += &format!(" {g:.2}x |"),
-            None => line += " - |",
-        }
-    }
-    println!("{line}");
-    let mut line = "| tuned over +Dual (the model's re-tuning) | - |".to_string();
-    for &n in sizes {
-        match ladder::tuned_gain(&rows, n) {
-            Some(g) => line += &format!(" {:+.1}% |", g * 100.0),
-            None => line += " - |",
-        }
-    }
-    println!("{line}");
-    println!("\n{}", check_rule());
-    for &n in sizes {
-        println!("- {n}: {}", ladder::verdict(&ladder::misses(&rows, n)));
-    }
+    print_table(&rows, sizes, config.chip.sms, machine);
+    print_gains(&rows, sizes);
     if let Some(p) = plot {
         let steps: Vec<&str> = ["baseline"]
             .into_iter()
@@ -158,6 +89,99 @@ pub fn run(
         bail!("C differs from the reference: {}", wrong.join(", "));
     }
     Ok(())
+}
+
+/// A table row: `start`, then a cell per size (`-` where `cell` gives
+/// none).
+fn cells(start: String, sizes: &[i64], cell: impl Fn(i64) -> Option<String>) -> String {
+    let mut line = start;
+    for &n in sizes {
+        match cell(n) {
+            Some(c) => line += &format!(" {c} |"),
+            None => line += " - |",
+        }
+    }
+    line
+}
+
+/// A table's heading: `start`, a column per size headed `size(n)`, and the
+/// rule under it (`rule` for the first columns).
+fn heading(start: &str, rule: &str, sizes: &[i64], size: impl Fn(i64) -> String) -> String {
+    let mut head = start.to_string();
+    let mut rule = rule.to_string();
+    for &n in sizes {
+        head += &format!(" {} |", size(n));
+        rule += "---|";
+    }
+    format!("{head}\n{rule}")
+}
+
+/// The kernels' GFlop/s (and percent of peak) at each size, and which were
+/// not run where.
+fn print_table(rows: &[ladder::Row], sizes: &[i64], sms: u32, machine: &Machine) {
+    println!(
+        "{}",
+        heading("| kernel |", "|---|", sizes, |n| n.to_string())
+    );
+    for (ki, k) in KERNELS.iter().enumerate() {
+        let line = cells(format!("| {} |", k.name), sizes, |n| {
+            ladder::find(rows, ki, n)
+                .map(|r| format!("{:.0} ({:.1}%)", r.gflops, r.percent_of_peak))
+        });
+        println!("{line}");
+    }
+    let skipped: Vec<String> = KERNELS
+        .iter()
+        .filter(|k| sizes.iter().any(|n| n % k.tile != 0))
+        .map(|k| format!("{} ({}-row tile)", k.name, k.tile))
+        .collect();
+    if !skipped.is_empty() {
+        println!(
+            "\n`-`: not run, the kernel's tile does not divide the size: {}.",
+            skipped.join(", ")
+        );
+    }
+    println!(
+        "\nGFlop/s (percent of the FP32 peak of the SMs the grid occupies, at most {sms}), m = n = k, simulated on {}; every C checked bit for bit.",
+        machine.describe()
+    );
+}
+
+/// Each step's gain over the one before beside the paper's, the whole
+/// ladder's, the tuned kernel's over +Dual, and the check's verdict at each
+/// size.
+fn print_gains(rows: &[ladder::Row], sizes: &[i64]) {
+    println!(
+        "{}",
+        heading(
+            "\n| step | paper (K20m) |",
+            "|---|---|",
+            sizes,
+            |n| format!("model, {n}")
+        )
+    );
+    for (i, (step, lo, hi)) in PAPER.iter().enumerate() {
+        let line = cells(
+            format!("| {step} | {} |", paper_range(*lo, *hi)),
+            sizes,
+            |n| ladder::step_gain(rows, i, n).map(|g| format!("{:+.1}%", g * 100.0)),
+        );
+        println!("{line}");
+    }
+    let start = format!("| all, baseline to +Dual | {PAPER_ALL:.1}x |");
+    let line = cells(start, sizes, |n| {
+        ladder::ladder_gain(rows, n).map(|g| format!("{g:.2}x"))
+    });
+    println!("{line}");
+    let start = "| tuned over +Dual (the model's re-tuning) | - |".to_string();
+    let line = cells(start, sizes, |n| {
+        ladder::tuned_gain(rows, n).map(|g| format!("{:+.1}%", g * 100.0))
+    });
+    println!("{line}");
+    println!("\n{}", check_rule());
+    for &n in sizes {
+        println!("- {n}: {}", ladder::verdict(&ladder::misses(rows, n)));
+    }
 }
 
 /// One run done, on stderr.
