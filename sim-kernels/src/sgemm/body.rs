@@ -2,7 +2,7 @@
 //! 7-instruction groups, the dual-issued pairs and the control codes.
 
 use super::banks::{degree, solve, unit_prev};
-use super::ins::{add64, addr, hx, reg, Ins};
+use super::ins::{add64, addr, arith, hx, reg, Ins};
 use super::{Load, Plan, BUF};
 
 impl Plan {
@@ -63,12 +63,13 @@ impl Plan {
         // Step 0: count the chunk and set the predicates.
         xs.push((
             sh.due(0, 1),
-            Ins::new(format!("IADD {}, {}, -0x1", reg(r.kc), reg(r.kc)))
-                .r(&[r.kc])
-                .w(&[r.kc])
-                .alu()
-                .pairs()
-                .note("chunks after this one"),
+            arith(
+                format!("IADD {}, {}, -0x1", reg(r.kc), reg(r.kc)),
+                &[r.kc],
+                &[r.kc],
+            )
+            .pairs()
+            .note("chunks after this one"),
         ));
         let mut predicates = vec![
             (
@@ -124,12 +125,13 @@ impl Plan {
             ));
         }
         let xor = |r: u8, note: &str| {
-            Ins::new(format!("LOP32I.XOR {}, {}, {}", reg(r), reg(r), hx(BUF)))
-                .r(&[r])
-                .w(&[r])
-                .alu()
-                .pairs()
-                .note(note)
+            arith(
+                format!("LOP32I.XOR {}, {}, {}", reg(r), reg(r), hx(BUF)),
+                &[r],
+                &[r],
+            )
+            .pairs()
+            .note(note)
         };
         for (g, (pred, off, d)) in [
             (11, ("P3", 0, r.d_a)),
@@ -190,16 +192,11 @@ impl Plan {
                     // Placeholder accumulator; fixed by `solve`.
                     let c = self.acc.get(&(y, x)).copied().unwrap_or(255);
                     body.push(
-                        Ins::new(format!(
-                            "FFMA {}, {}, {}, {}",
-                            reg(c),
-                            reg(a),
-                            reg(b),
-                            reg(c)
-                        ))
-                        .r(&[a, b, c])
-                        .w(&[c])
-                        .alu()
+                        arith(
+                            format!("FFMA {}, {}, {}, {}", reg(c), reg(a), reg(b), reg(c)),
+                            &[a, b, c],
+                            &[c],
+                        )
                         .note(format!("C[{y}][{x}] step {s}")),
                     );
                 }

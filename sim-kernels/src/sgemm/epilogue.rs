@@ -1,6 +1,6 @@
 //! The epilogue: C = alpha * acc + beta * C, column by column.
 
-use super::ins::{add64, addr, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
+use super::ins::{add64, addr, arith, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
 use super::Plan;
 
 impl Plan {
@@ -52,29 +52,26 @@ impl Plan {
         // whatever bank its offset is on.
         for (x, &off) in offs.iter().enumerate() {
             let col = 32 * (x / 2) + x % 2;
-            let mut ins = Ins::new(format!(
-                "IADD {}, {}, {}",
-                reg(off),
-                reg(r.jb),
-                hx(col as i64)
-            ))
-            .r(&[r.jb])
-            .w(&[off])
-            .alu();
+            let mut ins = arith(
+                format!("IADD {}, {}, {}", reg(off), reg(r.jb), hx(col as i64)),
+                &[r.jb],
+                &[off],
+            );
             ins.ctrl = 0x05;
             e(ins);
         }
         for &off in &offs {
-            let mut ins = Ins::new(format!(
-                "IMAD {}, {}, {}, {}",
-                reg(off),
-                reg(off),
-                cb(param::LDC),
-                reg(r.ib)
-            ))
-            .r(&[off, r.ib])
-            .w(&[off])
-            .alu();
+            let mut ins = arith(
+                format!(
+                    "IMAD {}, {}, {}, {}",
+                    reg(off),
+                    reg(off),
+                    cb(param::LDC),
+                    reg(r.ib)
+                ),
+                &[off, r.ib],
+                &[off],
+            );
             ins.ctrl = 0x05;
             e(ins);
         }
@@ -147,25 +144,25 @@ impl Plan {
                         .map(|i| free.remove(i))
                         .unwrap_or(d);
                     picks.push((d, c, sc));
-                    e(
-                        Ins::new(format!("FMUL {}, {}, {}", reg(sc), reg(d), cb(param::BETA)))
-                            .r(&[d])
-                            .w(&[sc])
-                            .alu(),
-                    );
+                    e(arith(
+                        format!("FMUL {}, {}, {}", reg(sc), reg(d), cb(param::BETA)),
+                        &[d],
+                        &[sc],
+                    ));
                 }
             }
             for (d, c, sc) in picks {
-                e(Ins::new(format!(
-                    "FFMA {}, {}, {}, {}",
-                    reg(d),
-                    reg(c),
-                    cb(param::ALPHA),
-                    reg(sc)
-                ))
-                .r(&[c, sc])
-                .w(&[d])
-                .alu());
+                e(arith(
+                    format!(
+                        "FFMA {}, {}, {}, {}",
+                        reg(d),
+                        reg(c),
+                        cb(param::ALPHA),
+                        reg(sc)
+                    ),
+                    &[c, sc],
+                    &[d],
+                ));
             }
             for k in 0..half {
                 let d = data(x % 2, k);

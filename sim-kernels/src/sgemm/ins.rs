@@ -162,6 +162,12 @@ pub(super) fn cb(off: u32) -> String {
     format!("c[0x0][{off:#x}]")
 }
 
+/// An ALU instruction (a fixed-latency result) reading `reads` and writing
+/// `writes`.
+pub(super) fn arith(text: impl Into<String>, reads: &[u8], writes: &[u8]) -> Ins {
+    Ins::new(text).r(reads).w(writes).alu()
+}
+
 /// `dst:dst+1 = src:src+1 + b`, a 64-bit address plus a 32-bit `b` (a
 /// register, read as `b_reads`, or an immediate): the low word's `IADD .CC`
 /// and the high word's `IADD.X`.

@@ -1,6 +1,6 @@
 //! The prologue: the thread's pointers and offsets, then the first chunk.
 
-use super::ins::{add64, addr, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
+use super::ins::{add64, addr, arith, bank, cb, element_pointer, fix_stalls, hx, param, reg, Ins};
 use super::{Load, Plan, BUF};
 
 impl Plan {
@@ -48,40 +48,45 @@ impl Plan {
         p(Ins::new(format!("S2R {}, SR_TID.X", reg(tid))).w(&[tid]));
         p(Ins::new(format!("S2R {}, SR_CTAID.Y", reg(by))).w(&[by]));
         p(Ins::new(format!("S2R {}, SR_CTAID.Z", reg(bz))).w(&[bz]));
-        p(Ins::new(format!("LOP.AND {}, {}, 0xf", reg(tx), reg(tid)))
-            .r(&[tid])
-            .w(&[tx])
-            .alu());
-        p(Ins::new(format!("SHR.U32 {}, {}, 0x4", reg(ty), reg(tid)))
-            .r(&[tid])
-            .w(&[ty])
-            .alu());
+        p(arith(
+            format!("LOP.AND {}, {}, 0xf", reg(tx), reg(tid)),
+            &[tid],
+            &[tx],
+        ));
+        p(arith(
+            format!("SHR.U32 {}, {}, 0x4", reg(ty), reg(tid)),
+            &[tid],
+            &[ty],
+        ));
         // The loading threads' piece of the chunk: k row q = bits 4-5 of the
         // thread index, 16-byte column m = bits 0-3, plus 16 per 64 threads.
         // A warp's two halves store two rows of 16 neighbouring pieces: 512
         // bytes, two shared transactions, no bank read twice.
-        p(Ins::new(format!("SHR.U32 {}, {}, 0x4", reg(q), reg(tid)))
-            .r(&[tid])
-            .w(&[q])
-            .alu());
-        p(Ins::new(format!("LOP.AND {}, {}, 0x3", reg(q), reg(q)))
-            .r(&[q])
-            .w(&[q])
-            .alu());
-        p(Ins::new(format!("LOP.AND {}, {}, 0xf", reg(m), reg(tid)))
-            .r(&[tid])
-            .w(&[m])
-            .alu());
-        p(Ins::new(format!("SHR.U32 {}, {}, 0x6", reg(tk), reg(tid)))
-            .r(&[tid])
-            .w(&[tk])
-            .alu());
-        p(
-            Ins::new(format!("ISCADD {}, {}, {}, 0x4", reg(m), reg(tk), reg(m)))
-                .r(&[tk, m])
-                .w(&[m])
-                .alu(),
-        );
+        p(arith(
+            format!("SHR.U32 {}, {}, 0x4", reg(q), reg(tid)),
+            &[tid],
+            &[q],
+        ));
+        p(arith(
+            format!("LOP.AND {}, {}, 0x3", reg(q), reg(q)),
+            &[q],
+            &[q],
+        ));
+        p(arith(
+            format!("LOP.AND {}, {}, 0xf", reg(m), reg(tid)),
+            &[tid],
+            &[m],
+        ));
+        p(arith(
+            format!("SHR.U32 {}, {}, 0x6", reg(tk), reg(tid)),
+            &[tid],
+            &[tk],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x4", reg(m), reg(tk), reg(m)),
+            &[tk, m],
+            &[m],
+        ));
         p(Ins::new(format!(
             "ISETP.LT.U32.AND P2, PT, {}, {}, PT",
             reg(tid),
@@ -104,154 +109,128 @@ impl Plan {
             .alu()
             .note("P4: the threads that load B"));
         }
-        p(
-            Ins::new(format!("IMAD {}, {}, {}, RZ", reg(i0), reg(by), hx(tile)))
-                .r(&[by])
-                .w(&[i0])
-                .alu(),
-        );
-        p(
-            Ins::new(format!("IMAD {}, {}, {}, RZ", reg(j0), reg(bz), hx(tile)))
-                .r(&[bz])
-                .w(&[j0])
-                .alu(),
-        );
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x2",
-            reg(off_a),
-            reg(m),
-            reg(i0)
-        ))
-        .r(&[m, i0])
-        .w(&[off_a])
-        .alu());
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x2",
-            reg(off_b),
-            reg(m),
-            reg(j0)
-        ))
-        .r(&[m, j0])
-        .w(&[off_b])
-        .alu());
+        p(arith(
+            format!("IMAD {}, {}, {}, RZ", reg(i0), reg(by), hx(tile)),
+            &[by],
+            &[i0],
+        ));
+        p(arith(
+            format!("IMAD {}, {}, {}, RZ", reg(j0), reg(bz), hx(tile)),
+            &[bz],
+            &[j0],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x2", reg(off_a), reg(m), reg(i0)),
+            &[m, i0],
+            &[off_a],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x2", reg(off_b), reg(m), reg(j0)),
+            &[m, j0],
+            &[off_b],
+        ));
         if b_shift > 0 {
             // B's piece is that of the thread `b_shift` before: the same k
             // row, `b_shift` / 4 pieces back.
-            p(Ins::new(format!(
-                "IADD {}, {}, {}",
-                reg(off_b),
-                reg(off_b),
-                hx(-b_shift)
-            ))
-            .r(&[off_b])
-            .w(&[off_b])
-            .alu());
+            p(arith(
+                format!("IADD {}, {}, {}", reg(off_b), reg(off_b), hx(-b_shift)),
+                &[off_b],
+                &[off_b],
+            ));
         }
-        p(Ins::new(format!(
-            "IMAD {}, {}, {}, {}",
-            reg(off_a),
-            reg(q),
-            cb(param::LDA),
-            reg(off_a)
-        ))
-        .r(&[q, off_a])
-        .w(&[off_a])
-        .alu()
+        p(arith(
+            format!(
+                "IMAD {}, {}, {}, {}",
+                reg(off_a),
+                reg(q),
+                cb(param::LDA),
+                reg(off_a)
+            ),
+            &[q, off_a],
+            &[off_a],
+        )
         .note("A element (i0 + 4m, q)"));
-        p(Ins::new(format!(
-            "IMAD {}, {}, {}, {}",
-            reg(off_b),
-            reg(q),
-            cb(param::LDB),
-            reg(off_b)
-        ))
-        .r(&[q, off_b])
-        .w(&[off_b])
-        .alu());
+        p(arith(
+            format!(
+                "IMAD {}, {}, {}, {}",
+                reg(off_b),
+                reg(q),
+                cb(param::LDB),
+                reg(off_b)
+            ),
+            &[q, off_b],
+            &[off_b],
+        ));
         for ins in element_pointer(r.p_a, off_a, param::A) {
             p(ins);
         }
         for ins in element_pointer(r.p_b, off_b, param::B) {
             p(ins);
         }
-        p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDA)))
-            .w(&[tk])
-            .alu());
-        p(
-            Ins::new(format!("SHL {}, {}, 0x4", reg(r.stride_a), reg(tk)))
-                .r(&[tk])
-                .w(&[r.stride_a])
-                .alu()
-                .note("4 columns of A, bytes"),
-        );
-        p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::LDB)))
-            .w(&[tk])
-            .alu());
-        p(
-            Ins::new(format!("SHL {}, {}, 0x4", reg(r.stride_b), reg(tk)))
-                .r(&[tk])
-                .w(&[r.stride_b])
-                .alu(),
-        );
-        p(Ins::new(format!("MOV {}, {}", reg(tk), cb(param::K)))
-            .w(&[tk])
-            .alu());
-        p(Ins::new(format!("SHR.U32 {}, {}, 0x2", reg(r.kc), reg(tk)))
-            .r(&[tk])
-            .w(&[r.kc])
-            .alu()
-            .note("chunks of 4"));
-        p(Ins::new(format!(
-            "IMAD {}, {}, {}, RZ",
-            reg(r.w_s),
-            reg(q),
-            hx(4 * tile)
-        ))
-        .r(&[q])
-        .w(&[r.w_s])
-        .alu());
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x4",
-            reg(r.w_s),
-            reg(m),
-            reg(r.w_s)
-        ))
-        .r(&[m, r.w_s])
-        .w(&[r.w_s])
-        .alu()
+        p(arith(
+            format!("MOV {}, {}", reg(tk), cb(param::LDA)),
+            &[],
+            &[tk],
+        ));
+        p(arith(
+            format!("SHL {}, {}, 0x4", reg(r.stride_a), reg(tk)),
+            &[tk],
+            &[r.stride_a],
+        )
+        .note("4 columns of A, bytes"));
+        p(arith(
+            format!("MOV {}, {}", reg(tk), cb(param::LDB)),
+            &[],
+            &[tk],
+        ));
+        p(arith(
+            format!("SHL {}, {}, 0x4", reg(r.stride_b), reg(tk)),
+            &[tk],
+            &[r.stride_b],
+        ));
+        p(arith(
+            format!("MOV {}, {}", reg(tk), cb(param::K)),
+            &[],
+            &[tk],
+        ));
+        p(arith(
+            format!("SHR.U32 {}, {}, 0x2", reg(r.kc), reg(tk)),
+            &[tk],
+            &[r.kc],
+        )
+        .note("chunks of 4"));
+        p(arith(
+            format!("IMAD {}, {}, {}, RZ", reg(r.w_s), reg(q), hx(4 * tile)),
+            &[q],
+            &[r.w_s],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x4", reg(r.w_s), reg(m), reg(r.w_s)),
+            &[m, r.w_s],
+            &[r.w_s],
+        )
         .note("store offset: q * 16T * 4 + 16 m"));
-        p(Ins::new(format!("SHL {}, {}, 0x3", reg(r.s_a), reg(tx)))
-            .r(&[tx])
-            .w(&[r.s_a])
-            .alu());
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x3",
-            reg(r.s_b),
-            reg(ty),
-            hx(16 * tile)
-        ))
-        .r(&[ty])
-        .w(&[r.s_b])
-        .alu());
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x1",
-            reg(r.ib),
-            reg(tx),
-            reg(i0)
-        ))
-        .r(&[tx, i0])
-        .w(&[r.ib])
-        .alu()
+        p(arith(
+            format!("SHL {}, {}, 0x3", reg(r.s_a), reg(tx)),
+            &[tx],
+            &[r.s_a],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x3", reg(r.s_b), reg(ty), hx(16 * tile)),
+            &[ty],
+            &[r.s_b],
+        ));
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x1", reg(r.ib), reg(tx), reg(i0)),
+            &[tx, i0],
+            &[r.ib],
+        )
         .note("the thread's first row of C"));
-        p(Ins::new(format!(
-            "ISCADD {}, {}, {}, 0x1",
-            reg(r.jb),
-            reg(ty),
-            reg(j0)
-        ))
-        .r(&[ty, j0])
-        .w(&[r.jb])
-        .alu()
+        p(arith(
+            format!("ISCADD {}, {}, {}, 0x1", reg(r.jb), reg(ty), reg(j0)),
+            &[ty, j0],
+            &[r.jb],
+        )
         .note("... and column"));
         pro
     }
@@ -281,15 +260,11 @@ impl Plan {
         for (pred, off, d) in [("P2", 0, r.d_a), (sh.pb_load, sh.sts_b(), r.d_b)] {
             p(self.sts128(pred, off, d));
         }
-        p(Ins::new(format!(
-            "LOP32I.XOR {}, {}, {}",
-            reg(r.w_s),
-            reg(r.w_s),
-            hx(BUF)
-        ))
-        .r(&[r.w_s])
-        .w(&[r.w_s])
-        .alu());
+        p(arith(
+            format!("LOP32I.XOR {}, {}, {}", reg(r.w_s), reg(r.w_s), hx(BUF)),
+            &[r.w_s],
+            &[r.w_s],
+        ));
         p(
             Ins::new(format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(r.kc)))
                 .r(&[r.kc])
@@ -329,7 +304,7 @@ impl Plan {
             .w(&[b, b + 1]));
         }
         for c in self.accs() {
-            p(Ins::new(format!("MOV {}, RZ", reg(c))).w(&[c]).alu());
+            p(arith(format!("MOV {}, RZ", reg(c)), &[], &[c]));
         }
     }
 }
