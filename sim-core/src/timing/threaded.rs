@@ -433,6 +433,10 @@ impl Side<'_, '_, '_, '_, '_> {
         let (i, mut sm, applied, horizon) = job.open(l);
         let resident = sm.resident();
         let mut finished = Vec::new();
+        // The last tick of all the chunks run, not only the last chunk's
+        // (which may run none): how long the SM had work must not depend on
+        // how many chunks the lock's traffic let it run.
+        let mut quiet = NEVER;
         let ran = loop {
             let limit = horizon.min(sm.requests_due());
             let chunk = sm.next_turn().0.saturating_add(CHUNK);
@@ -445,6 +449,11 @@ impl Side<'_, '_, '_, '_, '_> {
                 &mut finished,
                 (0, 0),
             );
+            if let Ok(r) = &ran {
+                if r.quiet != NEVER {
+                    quiet = r.quiet;
+                }
+            }
             let chunked = ran.is_ok()
                 && chunk < limit
                 && sm.horizon == chunk
@@ -462,6 +471,7 @@ impl Side<'_, '_, '_, '_, '_> {
             break ran;
         };
         debug_assert!(finished.is_empty(), "a block ends only at an EXIT, in turn");
+        let ran = ran.map(|r| Ran { quiet, ..r });
         sm.take_requests(&mut requests);
         Back::new(i, sm, resident, ran, requests, applied)
     }
