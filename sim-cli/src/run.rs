@@ -933,19 +933,25 @@ fn report(
             json!({ "gflops": gflops, "peak_gflops": peak, "percent_of_peak": gflops / peak * 100.0, "flops": f }),
         );
     }
+    let replays = st.stall[sim_core::timing::events::Stall::Replay as usize];
+    let used = (st.issue_cycles + replays) as f64 / slots * 100.0;
+    let by_replays = if replays > 0 {
+        format!(" ({:.1}% replays)", replays as f64 / slots * 100.0)
+    } else {
+        String::new()
+    };
     line(
         "issue",
         format!(
-            "IPC {:.2} warp-instructions per SM-cycle, issue slots used {:.1}%, dual-issued pairs {:.1}% of issues",
+            "IPC {:.2} warp-instructions per SM-cycle, issue slots used {used:.1}%{by_replays}, dual-issued pairs {:.1}% of issues",
             st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
-            st.issue_cycles as f64 / slots * 100.0,
             st.dual as f64 / issues * 100.0
         ),
         json!({
             "ipc": st.warp_instructions as f64 / (t.cycles * t.sms as u64).max(1) as f64,
-            "issue_slot_utilization": st.issue_cycles as f64 / slots * 100.0,
+            "issue_slot_utilization": used,
             "dual_issue_rate": st.dual as f64 / issues * 100.0,
-            "dual_pairs": st.dual, "issue_cycles": st.issue_cycles,
+            "dual_pairs": st.dual, "issue_cycles": st.issue_cycles, "replay_cycles": replays,
         }),
     );
     line(

@@ -405,6 +405,22 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
         (
             TM,
             &[],
+            "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)",
+            2,
+            "costs the loop ",
+            " cycles when each replay takes an issue slot",
+        ),
+        (
+            TM,
+            &["replay_issue_cycles=0"],
+            "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)",
+            2,
+            "issue slot and ",
+            " when the unit alone replays it",
+        ),
+        (
+            TM,
+            &[],
             "LDS.64 beside LD.E (1 in 9)",
             1,
             "would measure it directly: ",

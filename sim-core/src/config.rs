@@ -255,6 +255,13 @@ timing_params! {
     /// (the replay of a split LDS.128 or a bank conflict; Fermi and Kepler
     /// replay the instruction through the LSU).
     shared_replay_cycles: u32 = 1, 0, 16;
+    /// Issue cycles of its scheduler each replay of a load/store-unit
+    /// access takes: a shared access's transactions beyond its first, a
+    /// global or local access's 128-byte lines beyond its first (Fermi and
+    /// Kepler issue the instruction again for each, in an issue slot; NVIDIA
+    /// Nsight's Instruction Statistics). 0: the load/store unit alone
+    /// replays. An LDG's hold is `ldg_issue_cycles`.
+    replay_issue_cycles: u32 = 1, 0, 16;
     /// Bytes of a global LD/ST/atomic access the load/store unit moves a
     /// cycle: each 128-byte line the access touches holds the LSU for its
     /// 32-byte sectors' bytes over this, rounded up (32: a 32-byte

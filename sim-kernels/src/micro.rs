@@ -454,17 +454,15 @@ impl Suite {
         ))
     }
 
-    /// Cycles per iteration one `LDG.E.128` adds to a loop of 1-2-2-1 FFMA
-    /// groups (`ldg_issue.sass`), coded `ctrl`, with `threads` threads: the
-    /// loop with it against the loop with a `NOP` in its place.
-    fn ldg_penalty(&self, ctrl: u8, threads: u32) -> Result<f64> {
+    /// Cycles per iteration one access `x` (at `[R44]`, the lane's 16
+    /// bytes) adds to a loop of 1-2-2-1 FFMA groups (`ldg_issue.sass`), coded
+    /// `ctrl`, with `threads` threads: the loop with it against the loop with
+    /// a `NOP` in its place.
+    fn load_penalty(&self, x: &str, ctrl: u8, threads: u32) -> Result<f64> {
         const GROUPS: u32 = 11;
         const ITERS: u32 = 64;
         let mut spans = [0.0; 2];
-        for (i, (x, cx)) in [("NOP", 0x05u8), ("LDG.E.128 R20, [R44]", ctrl)]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, (x, cx)) in [("NOP", 0x05u8), (x, ctrl)].into_iter().enumerate() {
             let vars = [
                 ("GROUPS", GROUPS.to_string()),
                 ("X", x.to_string()),
@@ -1004,7 +1002,7 @@ fn latency_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
     // What one LDG.E.128 coded 0x20 costs a dense FFMA loop of one warp:
     // measured about 10 issue cycles on the K20m, which `ldg_issue_cycles`
     // was set from (its 0x20 byte alone would hold the warp three).
-    let ldg = s.ldg_penalty(0x20, 32)?;
+    let ldg = s.load_penalty("LDG.E.128 R20, [R44]", 0x20, 32)?;
     rows.push(
         Row::new("global", "LDG.E.128 in an FFMA loop, 1 warp", ldg, "cycles").within(
             Kind::Fitted,
@@ -1012,6 +1010,18 @@ fn latency_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             1.0,
         ),
     );
+    // What a store that touches four lines (a lane's 4 bytes at a 16-byte
+    // stride) costs the same loop coded 0x05, which lets the warp issue
+    // again the next cycle: each line beyond the first is issued again
+    // (`replay_issue_cycles`), so about 4 cycles if a replay takes its
+    // scheduler's issue slot, 2 if the load/store unit replays it alone.
+    let st = s.load_penalty("ST.E [R44], R20", 0x05, 32)?;
+    rows.push(Row::new(
+        "global",
+        "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)",
+        st,
+        "cycles",
+    ));
     Ok(rows)
 }
 

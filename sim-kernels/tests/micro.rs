@@ -72,3 +72,25 @@ fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
         "a sector a cycle: {sector} against {line} GB/s"
     );
 }
+
+/// `ST.E on 4 lines` tells apart the two readings of a replay: issued again
+/// in its scheduler's issue slot (the K20m configuration), or replayed by the
+/// load/store unit alone.
+#[test]
+fn a_store_on_four_lines_tells_a_replayed_issue_from_the_unit_alone() {
+    let cost = |cycles: u32| {
+        let mut config = Config::default();
+        config.timing.replay_issue_cycles = cycles;
+        let rows = suite(&root(), &config, true).unwrap();
+        rows.iter()
+            .find(|r| r.name == "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)")
+            .expect("the row")
+            .simulated
+    };
+    let (issued, unit) = (cost(1), cost(0));
+    assert!(
+        issued >= unit + 1.5,
+        "three replays in issue slots: {issued} against {unit} cycles"
+    );
+    assert!((1.5..=2.5).contains(&unit), "the unit alone: {unit} cycles");
+}

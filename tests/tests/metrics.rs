@@ -161,6 +161,32 @@ fn a_strided_shared_load_has_the_efficiency_worked_out_by_hand() {
     }
 }
 
+/// Each shared transaction beyond a load's first is issued again, a
+/// scheduler-cycle each: none at a stride of 8 bytes, one per load at 16
+/// (two warps, sixteen loads each); issued, so counted in the issue slots
+/// used and left out of the stall reasons' shares.
+#[test]
+fn a_strided_shared_load_has_the_replays_worked_out_by_hand() {
+    for (stride, replays) in [(8, 0), (16, 2 * 16)] {
+        let t = run_sass("strided_lds", &[("stride", stride)]);
+        let all = metrics(&t, &Config::default());
+        assert_eq!(
+            count(&all, "replay_issue_cycles"),
+            replays,
+            "stride {stride}"
+        );
+        assert_eq!(
+            count(&all, "inst_issued") - count(&all, "inst_executed"),
+            replays,
+            "stride {stride}"
+        );
+        let slots = (t.busy.iter().sum::<u64>() * 4) as f64;
+        let used = (t.stats.issue_cycles + replays) as f64 / slots * 100.0;
+        let shown = number(&all, "issue_slot_utilization");
+        assert!((shown - used).abs() < 1e-9, "{shown} against {used}");
+    }
+}
+
 /// The tuned SGEMM holds 220 registers a thread: one block of 8 warps fits
 /// an SM of 64, so no more than 12.5% occupancy is achieved, and nearly
 /// that, its warps living from the block's start to its end.

@@ -24,6 +24,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
+use sim_core::timing::events::NSTALLS;
 use sim_core::timing::{Event, Stall};
 
 use crate::trace::Trace;
@@ -121,7 +122,7 @@ pub struct App {
 }
 
 /// The stall reasons in `Stall` order, for cycling through them.
-const KINDS: [Stall; 9] = [
+const KINDS: [Stall; NSTALLS] = [
     Stall::ControlCode,
     Stall::Dependency,
     Stall::Texture,
@@ -131,6 +132,7 @@ const KINDS: [Stall; 9] = [
     Stall::Idle,
     Stall::Fetch,
     Stall::Interlock,
+    Stall::Replay,
 ];
 
 /// What the viewer says of an SM whose trace is longer than it indexes

@@ -31,6 +31,10 @@ pub enum Stall {
     /// result sooner than its latency, and waits `interlock_cycles`
     /// (`stall_exec_dependency`).
     Interlock,
+    /// Issuing a load/store-unit access again, once for each transaction
+    /// beyond its first (`replay_issue_cycles`; an issue slot in nvprof's
+    /// `inst_issued`, not a stall).
+    Replay,
 }
 
 /// The stall reasons, in `Stall` order, with their report names.
@@ -44,10 +48,11 @@ pub const STALLS: [&str; NSTALLS] = [
     "idle",
     "instruction fetch",
     "interlock",
+    "replay",
 ];
 
 /// How many stall reasons there are.
-pub const NSTALLS: usize = 9;
+pub const NSTALLS: usize = 10;
 
 /// The most schedulers an SM has, for per-scheduler counters.
 pub const MAX_SCHEDULERS: usize = 4;

@@ -133,10 +133,11 @@ pub fn metrics(t: &Timed, config: &Config) -> Vec<Metric> {
     let schedulers = config.timing.schedulers.max(1) as u64;
     let max_warps = (config.chip.max_threads_per_sm / 32).max(1) as f64;
     // Stalls as nvprof gives them: percentages of the cycles a scheduler
-    // had warps and issued none (cycles with no warp at all are not stalls).
+    // had warps and issued none (cycles with no warp at all are not stalls,
+    // and a replay is an issue).
     let stall = |r: Stall| st.stall[r as usize];
     let stalled: u64 = (0..NSTALLS)
-        .filter(|&i| i != Stall::Idle as usize)
+        .filter(|&i| i != Stall::Idle as usize && i != Stall::Replay as usize)
         .map(|i| st.stall[i])
         .sum();
     let sp = |n: u64| percent(n, stalled);
@@ -168,7 +169,7 @@ pub fn metrics(t: &Timed, config: &Config) -> Vec<Metric> {
         m(
             "issue_slot_utilization",
             "Issue Slot Utilization",
-            percent(st.issue_cycles, schedulers * active),
+            percent(st.issue_cycles + stall(Stall::Replay), schedulers * active),
         ),
         m(
             "sm_efficiency",
@@ -378,6 +379,11 @@ pub fn metrics(t: &Timed, config: &Config) -> Vec<Metric> {
             "interlock_stall_cycles",
             "Scheduler-cycles without issue while the interlock held the warp",
             Value::Count(stall(Stall::Interlock)),
+        ),
+        own(
+            "replay_issue_cycles",
+            "Scheduler-cycles issuing load/store-unit accesses again, one for each transaction beyond the first",
+            Value::Count(stall(Stall::Replay)),
         ),
         own(
             "control_code_stall_cycles",

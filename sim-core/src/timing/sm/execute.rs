@@ -4,6 +4,7 @@
 //! the load/store unit and L2 or through the texture pipeline and the
 //! read-only cache, and a threaded run's global accesses as requests.
 
+use crate::config::Timing;
 use crate::exec::{addresses, exec, exec_shared, ffma3, guard_mask, next_slot};
 use crate::func::{exec_fault, fault, SimError};
 use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
@@ -111,6 +112,7 @@ impl Sm {
                 );
                 self.lsu.free = now + 1;
                 let ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
+                self.replays(s, pc, now, tx, t);
                 shared_counts(&mut self.stats, op, mask, size, tx);
                 write_ready(&mut self.timing[wi], info, now, ready, t);
                 self.shared_event(obs, now, s, bi, wi, pc, tx, ready);
@@ -265,6 +267,7 @@ impl Sm {
                     t.shared_transaction_bytes,
                 );
                 ready = self.lsu.shared(now, tx, bytes, t, &mut self.stats);
+                self.replays(s, pc, now, tx, t);
                 if !matches!(op.kind, Kind::Shfl { .. }) {
                     shared_counts(&mut self.stats, op, mask, size, tx);
                 }
@@ -274,6 +277,7 @@ impl Sm {
                 let mut lines = [(0u64, 0u32); 64];
                 let n = global_lines(&addrs, mask, size, &mut lines);
                 self.lsu.free = now + n.max(1) as u64;
+                self.replays(s, pc, now, n as u32, t);
                 ready = now + n.max(1) as u64 - 1 + t.l1_latency as u64;
             } else {
                 ready = self.global(s, bi, wi, pc, now, l, mem, obs, op, info, a, ready);
@@ -369,6 +373,19 @@ impl Sm {
         }
     }
 
+    /// Holds scheduler `s` for the replays of the load/store-unit access
+    /// it issued at `now` (the instruction at slot `pc`), which needs `tx`
+    /// transactions: each beyond the first is issued again, taking
+    /// `replay_issue_cycles` of the scheduler's issue cycles.
+    fn replays(&mut self, s: usize, pc: u32, now: u64, tx: u32, t: &Timing) {
+        let r = tx.saturating_sub(1) as u64 * t.replay_issue_cycles as u64;
+        if r > 0 {
+            let sc = &mut self.scheds[s];
+            sc.replay_until = now + 1 + r;
+            sc.replay_pc = pc;
+        }
+    }
+
     /// Times warp `wi`'s global access `a` (of block slot `bi`, issued by
     /// scheduler `s` at `now`, the instruction at slot `pc`): the load/store
     /// unit's or the texture pipeline's busy time, the lines through the
@@ -422,6 +439,7 @@ impl Sm {
                 .map(|&(_, sectors)| (sectors * 32).div_ceil(per) as u64)
                 .sum();
             self.lsu.free = now + busy.max(1);
+            self.replays(s, pc, now, n as u32, t);
         }
         self.stats.global_transactions += n as u64;
         self.stats.global_instructions += 1;

@@ -50,6 +50,11 @@ pub(super) struct Scheduler {
     /// The first cycle it may dispatch again after handing an `LDG` to the
     /// texture pipeline (`ldg_issue_cycles`).
     pub(super) ldg_until: u64,
+    /// The first cycle it may dispatch again after the replays of a
+    /// load/store-unit access (`replay_issue_cycles`), and that access's
+    /// slot.
+    pub(super) replay_until: u64,
+    pub(super) replay_pc: u32,
     pub(super) sfu_free: u64,
     pub(super) fp64_free: u64,
     /// The operand collector: what it keeps for reuse, the last issue of
@@ -90,6 +95,8 @@ impl Scheduler {
             last: 0,
             debt: 0.0,
             ldg_until: 0,
+            replay_until: 0,
+            replay_pc: u32::MAX,
             sfu_free: 0,
             fp64_free: 0,
             kept: [Kept {
@@ -181,17 +188,21 @@ impl Sm {
         if nw == 0 {
             return Ok(Some((NEVER, false)));
         }
-        // A cycle the scheduler owes: an LDG's hold, or bank conflict debt.
-        let owed = if now < self.scheds[s].ldg_until {
-            Some(Stall::PipeBusy)
-        } else if self.scheds[s].debt >= 1.0 {
-            self.scheds[s].debt -= 1.0;
-            Some(Stall::BankConflict)
+        // A cycle the scheduler owes: an LDG's hold, a replay, or bank
+        // conflict debt.
+        let sc = &mut self.scheds[s];
+        let owed = if now < sc.ldg_until {
+            Some((Stall::PipeBusy, sc.last_pc))
+        } else if now < sc.replay_until {
+            Some((Stall::Replay, sc.replay_pc))
+        } else if sc.debt >= 1.0 {
+            sc.debt -= 1.0;
+            Some((Stall::BankConflict, sc.last_pc))
         } else {
             None
         };
-        if let Some(why) = owed {
-            self.stall(obs, s, why, self.scheds[s].last_pc, now, 1);
+        if let Some((why, pc)) = owed {
+            self.stall(obs, s, why, pc, now, 1);
             return Ok(Some((now + 1, false)));
         }
         // Loose round robin starts after the warp issued last; greedy tries it
