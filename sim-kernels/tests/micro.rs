@@ -46,6 +46,20 @@ fn the_microbenchmarks_stay_in_their_bands() {
     assert!(!t.contains("OUT OF BAND"), "{t}");
 }
 
+/// The suite's figures of the rows `names` on the K20m with `set` applied
+/// to its timing.
+fn figures<const N: usize>(set: impl Fn(&mut Config), names: [&str; N]) -> [f64; N] {
+    let mut config = Config::default();
+    set(&mut config);
+    let rows = suite(&root(), &config, true).unwrap();
+    names.map(|name| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no `{name}` row"))
+            .simulated
+    })
+}
+
 /// `LDS.64 beside LD.E` tells apart the two readings of what a global load
 /// holds the load/store unit for: a 128-byte line a cycle leaves shared
 /// memory most of its bandwidth; a 32-byte sector a cycle (the K20m
@@ -53,19 +67,13 @@ fn the_microbenchmarks_stay_in_their_bands() {
 #[test]
 fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
     let beside = |bytes: u32| {
-        let mut config = Config::default();
-        config.timing.global_lsu_bytes = bytes;
-        let rows = suite(&root(), &config, true).unwrap();
-        let row = |name: &str| {
-            rows.iter()
-                .find(|r| r.name == name)
-                .unwrap_or_else(|| panic!("no `{name}` row"))
-                .simulated
-        };
-        (row("LDS.64 beside LD.E (1 in 9)"), row("LDS.64 best"))
+        figures(
+            |c| c.timing.global_lsu_bytes = bytes,
+            ["LDS.64 beside LD.E (1 in 9)", "LDS.64 best"],
+        )
     };
-    let (line, best) = beside(128);
-    let (sector, _) = beside(32);
+    let [line, best] = beside(128);
+    let [sector, _] = beside(32);
     assert!(line > 0.9 * best, "a line a cycle: {line} of {best} GB/s");
     assert!(
         sector < 0.8 * line,
@@ -79,13 +87,11 @@ fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
 #[test]
 fn a_store_on_four_lines_tells_a_replayed_issue_from_the_unit_alone() {
     let cost = |cycles: u32| {
-        let mut config = Config::default();
-        config.timing.replay_issue_cycles = cycles;
-        let rows = suite(&root(), &config, true).unwrap();
-        rows.iter()
-            .find(|r| r.name == "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)")
-            .expect("the row")
-            .simulated
+        let [st] = figures(
+            |c| c.timing.replay_issue_cycles = cycles,
+            ["ST.E on 4 lines in an FFMA loop, 1 warp (0x05)"],
+        );
+        st
     };
     let (issued, unit) = (cost(1), cost(0));
     assert!(
