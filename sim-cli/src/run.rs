@@ -934,7 +934,7 @@ fn report(
         );
     }
     let replays = st.stall[sim_core::timing::events::Stall::Replay as usize];
-    let used = (st.issue_cycles + replays) as f64 / slots * 100.0;
+    let used = st.slots_used() as f64 / slots * 100.0;
     let by_replays = if replays > 0 {
         format!(" ({:.1}% replays)", replays as f64 / slots * 100.0)
     } else {

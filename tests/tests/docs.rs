@@ -145,11 +145,18 @@ fn sgemm_cycles(name: &str, size: u32, extra: &[&str]) -> u64 {
         .iter()
         .map(|v| format!("{v}={size}"))
         .collect();
-    let mut args = vec!["run", launch.as_str(), "--json"];
+    let mut args = vec!["run", launch.as_str()];
     args.extend(extra);
     for s in &sets {
         args.extend(["--set", s.as_str()]);
     }
+    run_cycles(&args)
+}
+
+/// The cycles of `keplersim ARGS --json`.
+fn run_cycles(args: &[&str]) -> u64 {
+    let mut args = args.to_vec();
+    args.push("--json");
     let r = keplersim(&args);
     assert!(r.ok, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
@@ -207,18 +214,11 @@ fn the_8x8_kernel_at_384_and_768_is_the_pages() {
 /// `unit_starvation_cycles` = `wait` (`None`: the shipped configuration).
 fn transpose_cycles(wait: Option<u32>) -> u64 {
     let param = wait.map(|w| format!("unit_starvation_cycles={w}"));
-    let mut args = vec![
-        "run",
-        "traces/kernels/transpose_unpadded.launch.ron",
-        "--json",
-    ];
+    let mut args = vec!["run", "traces/kernels/transpose_unpadded.launch.ron"];
     if let Some(p) = &param {
         args.extend(["--param", p]);
     }
-    let r = keplersim(&args);
-    assert!(r.ok, "{}", r.stderr);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-    v["cycles"]["cycles"].as_u64().unwrap()
+    run_cycles(&args)
 }
 
 /// docs/timing-model.md's case for the load/store unit's guarantee of

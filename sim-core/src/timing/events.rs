@@ -274,6 +274,12 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Scheduler-cycles that used an issue slot: an instruction or a pair,
+    /// or a replay (nvprof's issued instructions).
+    pub fn slots_used(&self) -> u64 {
+        self.issue_cycles + self.stall[Stall::Replay as usize]
+    }
+
     /// Adds `o` into `self`.
     pub fn add(&mut self, o: &Stats) {
         self.warp_instructions += o.warp_instructions;

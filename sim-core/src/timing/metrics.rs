@@ -169,7 +169,7 @@ pub fn metrics(t: &Timed, config: &Config) -> Vec<Metric> {
         m(
             "issue_slot_utilization",
             "Issue Slot Utilization",
-            percent(st.issue_cycles + stall(Stall::Replay), schedulers * active),
+            percent(st.slots_used(), schedulers * active),
         ),
         m(
             "sm_efficiency",

@@ -11,7 +11,7 @@ use crate::mem::{GlobalMem, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::op::{Kind, Op, Space};
 use crate::warp::WarpState;
 
-use crate::timing::events::{Event, Observer, Stats};
+use crate::timing::events::{Event, Observer, Stall, Stats};
 use crate::timing::l2::{Memory, Path};
 use crate::timing::lsu::{global_lines, shared_transactions_with_bytes, transactions_with_bytes};
 use crate::timing::pipes::{Info, Latency, Pipe};
@@ -373,6 +373,15 @@ impl Sm {
         }
     }
 
+    /// Holds scheduler `s` after the access at slot `pc` until cycle
+    /// `until`, its cycles charged to `why`.
+    fn hold(&mut self, s: usize, pc: u32, until: u64, why: Stall) {
+        let sc = &mut self.scheds[s];
+        sc.held_until = until;
+        sc.held = why;
+        sc.held_pc = pc;
+    }
+
     /// Holds scheduler `s` for the replays of the load/store-unit access
     /// it issued at `now` (the instruction at slot `pc`), which needs `tx`
     /// transactions: each beyond the first is issued again, taking
@@ -380,9 +389,7 @@ impl Sm {
     fn replays(&mut self, s: usize, pc: u32, now: u64, tx: u32, t: &Timing) {
         let r = tx.saturating_sub(1) as u64 * t.replay_issue_cycles as u64;
         if r > 0 {
-            let sc = &mut self.scheds[s];
-            sc.replay_until = now + 1 + r;
-            sc.replay_pc = pc;
+            self.hold(s, pc, now + 1 + r, Stall::Replay);
         }
     }
 
@@ -430,7 +437,7 @@ impl Sm {
             self.tex_free = now + n.max(1) as u64;
             let bytes = mask.count_ones() as u64 * size as u64;
             let hold = (t.ldg_issue_cycles as u64 * bytes).div_ceil(512);
-            self.scheds[s].ldg_until = now + hold.max(1);
+            self.hold(s, pc, now + hold.max(1), Stall::PipeBusy);
         } else {
             // The LSU, `global_lsu_bytes` of each line a cycle.
             let per = t.global_lsu_bytes.max(1);

@@ -47,14 +47,13 @@ pub(super) struct Scheduler {
     pub(super) last: usize,
     /// Issue cycles owed to register bank conflicts.
     pub(super) debt: f64,
-    /// The first cycle it may dispatch again after handing an `LDG` to the
-    /// texture pipeline (`ldg_issue_cycles`).
-    pub(super) ldg_until: u64,
-    /// The first cycle it may dispatch again after the replays of a
-    /// load/store-unit access (`replay_issue_cycles`), and that access's
-    /// slot.
-    pub(super) replay_until: u64,
-    pub(super) replay_pc: u32,
+    /// The first cycle it may dispatch again after an access that holds it
+    /// (an `LDG` handed to the texture pipeline, `ldg_issue_cycles`; the
+    /// replays of a load/store-unit access, `replay_issue_cycles`), the
+    /// reason its cycles are charged to, and the access's slot.
+    pub(super) held_until: u64,
+    pub(super) held: Stall,
+    pub(super) held_pc: u32,
     pub(super) sfu_free: u64,
     pub(super) fp64_free: u64,
     /// The operand collector: what it keeps for reuse, the last issue of
@@ -94,9 +93,9 @@ impl Scheduler {
             nslots: 0,
             last: 0,
             debt: 0.0,
-            ldg_until: 0,
-            replay_until: 0,
-            replay_pc: u32::MAX,
+            held_until: 0,
+            held: Stall::PipeBusy,
+            held_pc: u32::MAX,
             sfu_free: 0,
             fp64_free: 0,
             kept: [Kept {
@@ -188,13 +187,11 @@ impl Sm {
         if nw == 0 {
             return Ok(Some((NEVER, false)));
         }
-        // A cycle the scheduler owes: an LDG's hold, a replay, or bank
-        // conflict debt.
+        // A cycle the scheduler owes: an access's hold (an LDG's, or
+        // replays), or bank conflict debt.
         let sc = &mut self.scheds[s];
-        let owed = if now < sc.ldg_until {
-            Some((Stall::PipeBusy, sc.last_pc))
-        } else if now < sc.replay_until {
-            Some((Stall::Replay, sc.replay_pc))
+        let owed = if now < sc.held_until {
+            Some((sc.held, sc.held_pc))
         } else if sc.debt >= 1.0 {
             sc.debt -= 1.0;
             Some((Stall::BankConflict, sc.last_pc))
