@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
 mod compile;
@@ -136,6 +136,13 @@ enum GenCmd {
         /// The register block per thread: 12 (192 x 192 tile) or 8 (128 x 128).
         #[arg(long, default_value_t = 12)]
         block: usize,
+        /// Which threads load B from global memory: `first` (threads 0 to
+        /// 16 x block - 1, which load A too: each loading warp issues two of a
+        /// chunk's loads) or `last` (the block's last 16 x block threads: one
+        /// each). Default: the step's own (`last` for the 8x8 tuned kernel
+        /// alone).
+        #[arg(long, value_enum, value_name = "THREADS")]
+        b_loaders: Option<Loaders>,
         /// The .sass file to write.
         #[arg(short, long)]
         output: PathBuf,
@@ -149,11 +156,19 @@ enum GenCmd {
     },
 }
 
+/// Which threads load B (`gen sgemm --b-loaders`).
+#[derive(Clone, Copy, ValueEnum)]
+enum Loaders {
+    First,
+    Last,
+}
+
 fn gen(cmd: GenCmd) -> Result<()> {
     match cmd {
         GenCmd::Sgemm {
             step,
             block,
+            b_loaders,
             output,
             launch,
             size,
@@ -161,12 +176,15 @@ fn gen(cmd: GenCmd) -> Result<()> {
             if block != 8 && block != 12 {
                 anyhow::bail!("--block {block}: the register block per thread is 8 or 12");
             }
-            let v = sim_kernels::sgemm::Variant::ladder(&step, block).ok_or_else(|| {
+            let mut v = sim_kernels::sgemm::Variant::ladder(&step, block).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--step {step}: the steps are {}",
                     sim_kernels::sgemm::LADDER.join(", ")
                 )
             })?;
+            if let Some(b) = b_loaders {
+                v.b_last = matches!(b, Loaders::Last);
+            }
             let tile = v.tile();
             if size == 0 || size % tile != 0 {
                 anyhow::bail!(

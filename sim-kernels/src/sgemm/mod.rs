@@ -71,6 +71,11 @@ pub struct Variant {
     /// With dual issue, the paper's byte `0x90` on each group's seventh
     /// instruction (else `0x05`, or `0x20` after integer arithmetic).
     pub paper: bool,
+    /// B loaded by the block's last 16T threads, so that each loading warp
+    /// issues one of a chunk's global loads, not two (else threads 0 to
+    /// 16T - 1 load both A and B, as in the paper). The ladder's steps have
+    /// it on the 8x8 tuned kernel alone, where the model gains from it.
+    pub b_last: bool,
 }
 
 /// The ladder's steps, in order, with their names: the paper's five, then
@@ -94,6 +99,7 @@ impl Variant {
             },
             dual: step >= 4,
             paper: step == 4,
+            b_last: step == 5 && t == 8,
         })
     }
 
@@ -102,16 +108,22 @@ impl Variant {
         16 * self.t
     }
 
-    /// The kernel's name in the cubin.
+    /// The kernel's name in the cubin: its ladder step's, and which threads
+    /// load B where that is not the step's own choice
+    /// (`sgemm_tn_12x12_dual_b_last`).
     pub fn kernel_name(&self) -> String {
-        let step = LADDER
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|&(_, n)| Variant::ladder(n, self.t) == Some(*self))
-            .map(|(_, n)| *n)
-            .unwrap_or("custom");
-        format!("sgemm_tn_{}x{}_{step}", self.t, self.t)
+        let (t, b_last) = (self.t, self.b_last);
+        let step = LADDER.iter().rev().find_map(|&n| {
+            let v = Variant::ladder(n, t)?;
+            if v == *self {
+                Some(n.to_string())
+            } else if (Variant { b_last, ..v }) == *self {
+                Some(format!("{n}_b_{}", if b_last { "last" } else { "first" }))
+            } else {
+                None
+            }
+        });
+        format!("sgemm_tn_{t}x{t}_{}", step.as_deref().unwrap_or("custom"))
     }
 }
 
@@ -155,14 +167,9 @@ struct Shape {
     tile: i64,
     half: usize,
     /// The tuned kernel (`dual`) re-tunes the paper's design where the model
-    /// says it gains: the 8x8 block has B loaded by the last 16T threads
-    /// instead of the first (`b_shift`), so that each loading warp issues one
-    /// of the loop's LDGs a chunk instead of two, and each LDG holds its
-    /// scheduler; the 12x12 block keeps the paper's loaders, threads 0-191
-    /// (its schedulers issue four, four, two and two of a chunk's twelve
-    /// LDGs), which the model times 0.2% faster than B loaded by threads
-    /// 64-255 (three each). Its epilogue reads part of C on the read-only path
-    /// ([`Plan::epilogue`]).
+    /// says it gains: its epilogue reads part of C on the read-only path
+    /// ([`Plan::epilogue`]), and the 8x8 block has B loaded by the last 16T
+    /// threads ([`Variant::b_last`]; `b_shift` threads on from A's loaders).
     tuned: bool,
     b_shift: i64,
     /// The predicates of B's loads and stores: P4 the loading threads, P5
@@ -176,11 +183,7 @@ struct Shape {
 impl Shape {
     fn of(v: Variant) -> Shape {
         let tuned = v.dual && !v.paper;
-        let b_shift = if tuned && v.t == 8 {
-            256 - v.tile() as i64
-        } else {
-            0
-        };
+        let b_shift = if v.b_last { 256 - v.tile() as i64 } else { 0 };
         let (pb_load, pb_next, pb_store) = if b_shift > 0 {
             ("P4", "P5", "P6")
         } else {
