@@ -210,6 +210,41 @@ fn the_8x8_kernel_at_384_and_768_is_the_pages() {
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
 }
 
+/// docs/sgemm.md's +Dual step in the loop alone: one block of the +LDG128
+/// and +Dual kernels on one SM at k = 1536 and 3072. The difference is 384
+/// chunks of k (four values each); what a block costs besides them, the
+/// cycles at 1536 less 384 chunks, is about the same for both.
+#[test]
+fn the_dual_steps_gain_in_the_loop_alone_is_the_pages() {
+    let flat = flat_page("docs/sgemm.md");
+    let block = |name: &str, k: u32| {
+        let launch = format!("traces/sgemm/ladder/{name}.launch.ron");
+        let k = format!("k={k}");
+        run_cycles(&[
+            "run", &launch, "--set", "m=192", "--set", "n=192", "--set", &k,
+        ]) as f64
+    };
+    let [single, dual] = ["ldg128", "paper"].map(|name| {
+        let (short, long) = (block(name, 1536), block(name, 3072));
+        let chunk = (long - short) / 384.0;
+        (chunk, short - 384.0 * chunk)
+    });
+    let hundreds = |c: f64| (c / 100.0).round() as u64 * 100;
+    assert_eq!(hundreds(single.1), hundreds(dual.1), "{single:?} {dual:?}");
+    let want = format!(
+        "the same outside their loops, about {} cycles on an SM alone",
+        grouped(hundreds(single.1))
+    );
+    assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
+    let want = format!(
+        "adds {} cycles to +LDG128's block and {} to +Dual's: {:+.0}% in the loop alone",
+        grouped(single.0.round() as u64),
+        grouped(dual.0.round() as u64),
+        (single.0 / dual.0 - 1.0) * 100.0
+    );
+    assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
+}
+
 /// The cycles of `traces/kernels/transpose_unpadded` under
 /// `unit_starvation_cycles` = `wait` (`None`: the shipped configuration).
 fn transpose_cycles(wait: Option<u32>) -> u64 {
