@@ -24,6 +24,19 @@ fn path(rel: &str) -> String {
     root().join("traces/sgemm").join(rel).display().to_string()
 }
 
+/// `keplersim gen sgemm ARGS` writing `sass` and `launch` (m = n = k = 768).
+fn gen_with_launch(
+    args: &[&str],
+    sass: &std::path::Path,
+    launch: &std::path::Path,
+) -> (bool, String, String) {
+    let (sass, launch) = (sass.display().to_string(), launch.display().to_string());
+    let mut all = vec!["gen", "sgemm"];
+    all.extend(args);
+    all.extend(["-o", &sass, "--launch", &launch, "--size", "768"]);
+    keplersim(&all)
+}
+
 #[test]
 fn gen_writes_the_generated_kernel_and_its_launch_file() {
     // What the generator makes is checked against the committed files in
@@ -33,20 +46,7 @@ fn gen_writes_the_generated_kernel_and_its_launch_file() {
     let sass = tmp.join("k.sass");
     let launch = tmp.join("k.launch.ron");
     let s = |p: &std::path::Path| p.display().to_string();
-    let (ok, out, err) = keplersim(&[
-        "gen",
-        "sgemm",
-        "--step",
-        "ldg128",
-        "--block",
-        "8",
-        "-o",
-        &s(&sass),
-        "--launch",
-        &s(&launch),
-        "--size",
-        "768",
-    ]);
+    let (ok, out, err) = gen_with_launch(&["--step", "ldg128", "--block", "8"], &sass, &launch);
     assert!(ok, "{err}");
     let v = sim_kernels::sgemm::Variant::ladder("ldg128", 8).unwrap();
     let g = sim_kernels::sgemm::generate(v);
@@ -180,15 +180,19 @@ fn sizes_the_kernel_cannot_handle_are_refused_before_launch() {
 /// The cycles of a timed run of `rel` (under traces/sgemm) with these
 /// launch-file variables, its C checked bit for bit.
 fn checked_cycles(rel: &str, sets: &[&str]) -> u64 {
-    let cubin = path(rel);
-    let mut args = vec!["run", cubin.as_str(), "--json"];
+    checked_cycles_of(&path(rel), sets)
+}
+
+/// The same of the kernel `file` (a cubin or SASS, its launch file beside it).
+fn checked_cycles_of(file: &str, sets: &[&str]) -> u64 {
+    let mut args = vec!["run", file, "--json"];
     for set in sets {
         args.extend(["--set", set]);
     }
     let (ok, out, err) = keplersim(&args);
-    assert!(ok, "{rel}: {err}");
+    assert!(ok, "{file}: {err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
-    assert_eq!(v["checks"][0]["passed"], true, "{rel}: {out}");
+    assert_eq!(v["checks"][0]["passed"], true, "{file}: {out}");
     v["cycles"]["cycles"].as_u64().expect("cycles")
 }
 
@@ -543,29 +547,12 @@ fn each_tuned_kernel_loads_b_by_the_threads_the_model_times_faster() {
     ] {
         let sass = tmp.join(format!("b{block}.sass"));
         let launch = tmp.join(format!("b{block}.launch.ron"));
-        let s = |p: &std::path::Path| p.display().to_string();
-        let (ok, out, err) = keplersim(&[
-            "gen",
-            "sgemm",
-            "--block",
-            block,
-            "--b-loaders",
-            other,
-            "-o",
-            &s(&sass),
-            "--launch",
-            &s(&launch),
-            "--size",
-            "768",
-        ]);
+        let (ok, out, err) =
+            gen_with_launch(&["--block", block, "--b-loaders", other], &sass, &launch);
         assert!(ok, "{err}");
         let name = format!("sgemm_tn_{block}x{block}_dual_b_{other}");
         assert!(out.contains(&name), "{out}");
-        let (ok, out, err) = keplersim(&["run", &s(&sass), "--json"]);
-        assert!(ok, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).expect("json report");
-        assert_eq!(v["checks"][0]["passed"], true, "{out}");
-        let theirs = v["cycles"]["cycles"].as_u64().expect("cycles");
+        let theirs = checked_cycles_of(&sass.display().to_string(), &[]);
         let ours = checked_cycles(committed, &["m=768", "n=768", "k=768"]);
         assert!(
             ours < theirs,
