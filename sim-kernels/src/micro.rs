@@ -418,11 +418,12 @@ impl Suite {
         ops: u32,
         threads: u32,
     ) -> Result<(f64, Option<Timed>)> {
-        self.issue_looped(ins, ctrl, ops, threads, 0x28)
+        self.issue_looped(ins, ctrl, ops, threads, 0x28, 36)
     }
 
     /// [`Suite::issue_by`] with the loop counter's two instructions coded
-    /// `loop_ctrl`.
+    /// `loop_ctrl` and `groups` groups an iteration (a divisor of 1152: the
+    /// loop runs 1152 groups in all).
     fn issue_looped(
         &self,
         ins: [&str; 7],
@@ -430,12 +431,13 @@ impl Suite {
         ops: u32,
         threads: u32,
         loop_ctrl: u8,
+        groups: u32,
     ) -> Result<(f64, Option<Timed>)> {
-        const GROUPS: u32 = 36;
-        const ITERS: u32 = 32;
+        const ALL_GROUPS: u32 = 1152;
+        let iters = ALL_GROUPS / groups;
         let mut vars: Vec<(&str, String)> = vec![
-            ("GROUPS", GROUPS.to_string()),
-            ("ITERS", ITERS.to_string()),
+            ("GROUPS", groups.to_string()),
+            ("ITERS", iters.to_string()),
             ("CL", format!("{loop_ctrl:#04x}")),
         ];
         let names = ["I0", "I1", "I2", "I3", "I4", "I5", "I6"];
@@ -447,9 +449,9 @@ impl Suite {
         let src = fill(&self.template("issue.sass")?, &vars)?;
         let dims = line_of(1, threads);
         let warps = threads.div_ceil(32) as usize;
-        let c = self.run("issue.sass", &src, dims, warps, &[], &[ITERS])?;
+        let c = self.run("issue.sass", &src, dims, warps, &[], &[iters])?;
         Ok((
-            threads as f64 * (GROUPS * ITERS * ops) as f64 / c.span(),
+            threads as f64 * (groups * iters * ops) as f64 / c.span(),
             c.timed,
         ))
     }
@@ -808,7 +810,14 @@ fn arbitration_rows(s: &Suite) -> Result<Vec<Row>> {
     // 177 to 179 here (`shared_group_arbitration` 1).
     let mut by_loop = Vec::new();
     for b in 0x26..=0x2bu8 {
-        let (v, _) = s.issue_looped(group(&ins, "NOP"), order_fields([1, 2, 2, 1]), 6, 1024, b)?;
+        let (v, _) = s.issue_looped(
+            group(&ins, "NOP"),
+            order_fields([1, 2, 2, 1]),
+            6,
+            1024,
+            b,
+            36,
+        )?;
         rows.push(Row::new(
             "arbitration",
             format!("1-2-2-1, loop counter coded {b:#04x}"),
@@ -828,6 +837,35 @@ fn arbitration_rows(s: &Suite) -> Result<Vec<Row>> {
         )
         .property(lo / hi >= 0.99),
     );
+    // Turns with fewer warps: 1-2-2-1 alone with two and four warps per
+    // scheduler (the tuned 12x12 and 8x8 SGEMMs' occupancies), and with two
+    // in a loop four times as long. A scheduler whose warp finds the shared
+    // group taken has fewer other warps to issue, so a pair that the loop's
+    // counter and branch shifted out of turns takes longer to settle back:
+    // the longer loop says how much is lost at each disturbance and how much
+    // in between. The paper's SGEMM runs two warps a scheduler and takes the
+    // group "in turn"; no K20m figure is published for it.
+    for (threads, groups) in [(256, 36), (512, 36), (256, 144)] {
+        let (v, _) = s.issue_looped(
+            group(&ins, "NOP"),
+            order_fields([1, 2, 2, 1]),
+            6,
+            threads,
+            0x28,
+            groups,
+        )?;
+        let long = if groups == 36 {
+            ""
+        } else {
+            ", 144 groups a loop"
+        };
+        rows.push(Row::new(
+            "arbitration",
+            format!("1-2-2-1, {} warps/scheduler{long}", threads / 128),
+            v,
+            "ops/clk/SM",
+        ));
+    }
     Ok(rows)
 }
 
