@@ -954,6 +954,34 @@ fn report(
             "dual_pairs": st.dual, "issue_cycles": st.issue_cycles, "replay_cycles": replays,
         }),
     );
+    let apart: u64 = st.pairs_apart.iter().sum();
+    let asked = st.dual + apart;
+    let share = |n: u64| n as f64 / asked.max(1) as f64 * 100.0;
+    let why: Vec<String> = sim_core::timing::events::APART
+        .iter()
+        .zip(st.pairs_apart)
+        .map(|(name, n)| format!("{:.1}% {name}", share(n)))
+        .collect();
+    line(
+        "pairs",
+        if asked == 0 {
+            "none asked for by the control bytes".to_string()
+        } else {
+            format!(
+                "{asked} asked for by the control bytes: {:.1}% issued together; apart {}",
+                share(st.dual),
+                why.join(", ")
+            )
+        },
+        json!({
+            "asked": asked, "together": st.dual,
+            "apart": sim_core::timing::events::APART
+                .iter()
+                .zip(st.pairs_apart)
+                .map(|(name, n)| (name.replace(' ', "_"), json!(n)))
+                .collect::<serde_json::Map<String, serde_json::Value>>(),
+        }),
+    );
     line(
         "occupancy",
         format!(
@@ -1118,7 +1146,7 @@ fn schedulers(
             .collect();
         per.push(json!({
             "issue_cycles": st.sched_issue[s], "dual_pairs": st.sched_dual[s],
-            "stalls": by_reason,
+            "pairs_apart": st.sched_apart[s], "stalls": by_reason,
         }));
     }
     line("schedulers", parts.join("; "), json!(per));

@@ -591,3 +591,80 @@ fn vary_runs_the_kernel_again_under_each_setting() {
         assert!(!out.contains("cycles"), "{a:?} ran: {out}");
     }
 }
+
+/// The `pairs` line: of the pairs the control bytes ask for, how many
+/// issued together and why the others issued apart. Two warps, one on each
+/// scheduler of a pair, run the same code in step: each asks for a pair
+/// that may not pair (both write R12), one whose second reads an `LDS`
+/// result not yet there, and two FFMA pairs, the first of which both ask
+/// for in the same cycle, so one finds the shared core group taken (and,
+/// a cycle behind, no longer meets the other at the second).
+#[test]
+fn the_report_says_why_pairs_issued_apart() {
+    let dir = std::env::temp_dir().join(format!("keplersim-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sass = "\
+.kernel pairs
+.shared 256
+        [0x20] S2R R0, SR_TID.X;
+        [0x04] FADD R12, R13, R14;
+        [0x20] FADD R12, R13, R13;
+        [0x20] SHL R1, R0, 0x2;
+        [0x28] MOV32I R13, 0x3f800000;
+        [0x20] LDS R20, [R1];
+        [0x20] NOP;
+        .group
+        [0x20] NOP;
+        [0x04] FADD R21, R13, R14;
+        [0x20] FADD R22, R20, R20;
+        [0x04] FFMA R23, R13, R14, R13;
+        [0x05] FFMA R24, R13, R14, R13;
+        [0x04] FFMA R25, R13, R14, R13;
+        [0x05] FFMA R26, R13, R14, R13;
+        [0x20] EXIT;
+";
+    std::fs::write(dir.join("pairs.sass"), sass).unwrap();
+    std::fs::write(
+        dir.join("pairs.launch.ron"),
+        "(kernel: \"pairs\", source: \"pairs.sass\", grid: (1, 1, 1), block: (64, 1, 1), \
+         buffers: [], args: [], checks: [])",
+    )
+    .unwrap();
+    let file = dir.join("pairs.sass").display().to_string();
+    let (ok, out, err) = keplersim(&["run", &file]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(
+            "pairs       8 asked for by the control bytes: 37.5% issued together; apart \
+             12.5% shared core group taken, 25.0% second not ready, 25.0% not pairable"
+        ),
+        "{out}"
+    );
+    let (ok, out, err) = keplersim(&["run", &file, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["pairs"];
+    assert_eq!(
+        (p["asked"].as_u64(), p["together"].as_u64()),
+        (Some(8), Some(3))
+    );
+    let apart = |why: &str| p["apart"][why].as_u64().unwrap();
+    assert_eq!(apart("shared_core_group_taken"), 1);
+    assert_eq!(apart("second_not_ready"), 2);
+    assert_eq!(apart("not_pairable"), 2);
+    let per: Vec<u64> = v["schedulers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["pairs_apart"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per.iter().sum::<u64>(), 5, "{per:?}");
+    // A kernel that asks for no pair says so.
+    let (ok, out, err) = keplersim(&["run", &path("traces/asm/saxpy.sass")]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("pairs       none asked for by the control bytes"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

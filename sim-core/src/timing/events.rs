@@ -54,6 +54,28 @@ pub const STALLS: [&str; NSTALLS] = [
 /// How many stall reasons there are.
 pub const NSTALLS: usize = 10;
 
+/// Why the two instructions of a pair the control byte asked for issued
+/// apart (the first alone, the second later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Apart {
+    /// Both are FP32/integer instructions and the other scheduler of the pair
+    /// took their shared core group that cycle.
+    GroupTaken,
+    /// The second was not ready: a result it reads, a `TEXDEPBAR`'s loads or
+    /// its unit.
+    NotReady,
+    /// The two may not pair (a rule of dual issue: `keplersim check` names it).
+    NotPairable,
+}
+
+/// The reasons pairs issue apart, in `Apart` order, with their report names.
+pub const APART: [&str; 3] = [
+    "shared core group taken",
+    "second not ready",
+    "not pairable",
+];
+
 /// The most schedulers an SM has, for per-scheduler counters.
 pub const MAX_SCHEDULERS: usize = 4;
 
@@ -222,6 +244,10 @@ pub struct Stats {
     pub sched_issue: [u64; MAX_SCHEDULERS],
     pub sched_dual: [u64; MAX_SCHEDULERS],
     pub sched_stall: [[u64; NSTALLS]; MAX_SCHEDULERS],
+    /// Pairs the control byte asked for (its second instruction next) that
+    /// issued apart, by [`Apart`]; and per scheduler, for any reason.
+    pub pairs_apart: [u64; 3],
+    pub sched_apart: [u64; MAX_SCHEDULERS],
     /// Cycles warps spent waiting at barriers (from arrival to release), by
     /// the warp's index in its block, summed over blocks.
     pub barrier_wait: [u64; MAX_BLOCK_WARPS],
@@ -289,9 +315,13 @@ impl Stats {
         for i in 0..NSTALLS {
             self.stall[i] += o.stall[i];
         }
+        for i in 0..3 {
+            self.pairs_apart[i] += o.pairs_apart[i];
+        }
         for s in 0..MAX_SCHEDULERS {
             self.sched_issue[s] += o.sched_issue[s];
             self.sched_dual[s] += o.sched_dual[s];
+            self.sched_apart[s] += o.sched_apart[s];
             for i in 0..NSTALLS {
                 self.sched_stall[s][i] += o.sched_stall[s][i];
             }

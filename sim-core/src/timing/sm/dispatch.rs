@@ -12,7 +12,7 @@ use crate::warp::WarpState;
 
 use crate::timing::collector::issue_degree;
 use crate::timing::ctrl::Ctrl;
-use crate::timing::events::{Event, Observer};
+use crate::timing::events::{Apart, Event, Observer};
 use crate::timing::l2::Memory;
 use crate::timing::pipes::{Info, Pipe, Unit};
 
@@ -50,13 +50,19 @@ impl Sm {
         let w = &self.warps[wi];
         if asks_pair(t, pc, first) && w.state == WarpState::Running && w.pc == next_slot(pc) {
             if let Some(second) = l.infos.get(w.pc as usize) {
-                if self.pairs(s, wi, first, second, now, t.shared_group_arbitration >= 1) {
-                    if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
-                        self.group_taken[s / 2 % 2] = now;
+                match self.pairs(s, wi, first, second, now, t.shared_group_arbitration >= 1) {
+                    Ok(()) => {
+                        if first.pipe == Pipe::Core && second.pipe == Pipe::Core {
+                            self.group_taken[s / 2 % 2] = now;
+                        }
+                        self.execute(s, bi, wi, now, l, global, mem, obs)?;
+                        last = second;
+                        dual = true;
                     }
-                    self.execute(s, bi, wi, now, l, global, mem, obs)?;
-                    last = second;
-                    dual = true;
+                    Err(why) => {
+                        self.stats.pairs_apart[why as usize] += 1;
+                        self.stats.sched_apart[s] += 1;
+                    }
                 }
             }
         }
@@ -190,10 +196,10 @@ impl Sm {
         true
     }
 
-    /// Whether `second` may issue with `first` in this cycle. When the pair
-    /// of schedulers' shared core group was taken by the other one in this
-    /// cycle, `alternate` makes this scheduler the first visited (and so the
-    /// winner) at the pair's next conflict.
+    /// Whether `second` may issue with `first` in this cycle, and if not,
+    /// why. When the pair of schedulers' shared core group was taken by the
+    /// other one in this cycle, `alternate` makes this scheduler the first
+    /// visited (and so the winner) at the pair's next conflict.
     pub(super) fn pairs(
         &mut self,
         s: usize,
@@ -202,9 +208,9 @@ impl Sm {
         second: &Info,
         now: u64,
         alternate: bool,
-    ) -> bool {
+    ) -> Result<(), Apart> {
         if crate::timing::pipes::may_pair(first, second).is_err() {
-            return false;
+            return Err(Apart::NotPairable);
         }
         if first.pipe == Pipe::Core
             && second.pipe == Pipe::Core
@@ -213,15 +219,16 @@ impl Sm {
             if alternate {
                 self.pair_first[s / 2 % 2] = (s & 1) as u8;
             }
-            return false;
+            return Err(Apart::GroupTaken);
         }
         let tm = &self.timing[wi];
         // A second instruction that reads an ALU result not yet written
         // would be held back by the interlock: it issues alone, later.
         if second.pipe != Pipe::Lsu && scoreboard(tm, second).1 > now {
-            return false;
+            return Err(Apart::NotReady);
         }
-        self.operands_ready(s, tm, second, now).is_ok()
+        self.operands_ready(s, tm, second, now)
+            .map_err(|_| Apart::NotReady)
     }
 }
 
