@@ -978,7 +978,7 @@ fn report(
             "apart": sim_core::timing::events::APART
                 .iter()
                 .zip(st.pairs_apart)
-                .map(|(name, n)| (name.replace(' ', "_"), json!(n)))
+                .map(|(name, n)| (name.replace("'s", "").replace(' ', "_"), json!(n)))
                 .collect::<serde_json::Map<String, serde_json::Value>>(),
         }),
     );

@@ -593,40 +593,38 @@ fn vary_runs_the_kernel_again_under_each_setting() {
 }
 
 /// The `pairs` line: of the pairs the control bytes ask for, how many
-/// issued together and why the others issued apart. Two warps, one on each
-/// scheduler of a pair, run the same code in step: each asks for a pair
-/// that may not pair (both write R12), one whose second reads an `LDS`
-/// result not yet there, and two FFMA pairs, the first of which both ask
-/// for in the same cycle, so one finds the shared core group taken (and,
-/// a cycle behind, no longer meets the other at the second).
+/// issued together and why the others issued apart. Four warps, one on
+/// each scheduler, run the same code in step and each asks for four pairs:
+/// two FFMAs, whose shared core group one scheduler of each pair finds
+/// taken; two FADDs that write R12, which may not pair; an FADD and an
+/// `LDS`, whose load/store unit three of the four find busy; and an FADD
+/// with one that reads the `LDS` result, not yet there.
 #[test]
 fn the_report_says_why_pairs_issued_apart() {
     let dir = std::env::temp_dir().join(format!("keplersim-pairs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let sass = "\
 .kernel pairs
-.shared 256
+.shared 512
         [0x20] S2R R0, SR_TID.X;
-        [0x04] FADD R12, R13, R14;
-        [0x20] FADD R12, R13, R13;
-        [0x20] SHL R1, R0, 0x2;
-        [0x28] MOV32I R13, 0x3f800000;
-        [0x20] LDS R20, [R1];
-        [0x20] NOP;
-        .group
-        [0x20] NOP;
-        [0x04] FADD R21, R13, R14;
-        [0x20] FADD R22, R20, R20;
         [0x04] FFMA R23, R13, R14, R13;
         [0x05] FFMA R24, R13, R14, R13;
-        [0x04] FFMA R25, R13, R14, R13;
-        [0x05] FFMA R26, R13, R14, R13;
+        [0x04] FADD R12, R13, R14;
+        [0x20] FADD R12, R13, R13;
+        [0x28] SHL R1, R0, 0x2;
+        [0x28] NOP;
+        .group
+        [0x20] NOP;
+        [0x04] FADD R15, R13, R14;
+        [0x20] LDS R20, [R1];
+        [0x04] FADD R21, R13, R14;
+        [0x20] FADD R22, R20, R20;
         [0x20] EXIT;
 ";
     std::fs::write(dir.join("pairs.sass"), sass).unwrap();
     std::fs::write(
         dir.join("pairs.launch.ron"),
-        "(kernel: \"pairs\", source: \"pairs.sass\", grid: (1, 1, 1), block: (64, 1, 1), \
+        "(kernel: \"pairs\", source: \"pairs.sass\", grid: (1, 1, 1), block: (128, 1, 1), \
          buffers: [], args: [], checks: [])",
     )
     .unwrap();
@@ -635,8 +633,9 @@ fn the_report_says_why_pairs_issued_apart() {
     assert!(ok, "{err}");
     assert!(
         out.contains(
-            "pairs       8 asked for by the control bytes: 37.5% issued together; apart \
-             12.5% shared core group taken, 25.0% second not ready, 25.0% not pairable"
+            "pairs       16 asked for by the control bytes: 18.8% issued together; apart \
+             12.5% shared core group taken, 18.8% second's unit busy, 25.0% second not \
+             ready, 25.0% not pairable"
         ),
         "{out}"
     );
@@ -646,19 +645,20 @@ fn the_report_says_why_pairs_issued_apart() {
     let p = &v["pairs"];
     assert_eq!(
         (p["asked"].as_u64(), p["together"].as_u64()),
-        (Some(8), Some(3))
+        (Some(16), Some(3))
     );
     let apart = |why: &str| p["apart"][why].as_u64().unwrap();
-    assert_eq!(apart("shared_core_group_taken"), 1);
-    assert_eq!(apart("second_not_ready"), 2);
-    assert_eq!(apart("not_pairable"), 2);
+    assert_eq!(apart("shared_core_group_taken"), 2);
+    assert_eq!(apart("second_unit_busy"), 3);
+    assert_eq!(apart("second_not_ready"), 4);
+    assert_eq!(apart("not_pairable"), 4);
     let per: Vec<u64> = v["schedulers"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["pairs_apart"].as_u64().unwrap())
         .collect();
-    assert_eq!(per.iter().sum::<u64>(), 5, "{per:?}");
+    assert_eq!(per.iter().sum::<u64>(), 13, "{per:?}");
     // A kernel that asks for no pair says so.
     let (ok, out, err) = keplersim(&["run", &path("traces/asm/saxpy.sass")]);
     assert!(ok, "{err}");

@@ -253,8 +253,9 @@ fn the_dual_steps_gain_in_the_loop_alone_is_the_pages() {
 /// block of the tuned and of the paper's kernel on an SM alone at k = 1536
 /// and 3072, and per chunk of k (four values) and scheduler, the cycles, the
 /// pairs not asked for (of the 576 that would take each group's four
-/// cycles), the pairs issued apart by why, and the cycles waiting for the
-/// load/store unit, at barriers and on control bytes.
+/// cycles), the pairs issued apart for the shared group and for the
+/// load/store unit, and the cycles waiting for the unit, at barriers and on
+/// control bytes.
 #[test]
 fn where_the_dual_issue_loops_lose_time_is_the_pages() {
     let flat = flat_page("docs/sgemm.md");
@@ -288,7 +289,7 @@ fn where_the_dual_issue_loops_lose_time_is_the_pages() {
             apart("shared_core_group_taken") / asked * 100.0,
             r(asked),
             [
-                apart("second_not_ready"),
+                apart("second_unit_busy"),
                 stall("pipe_busy"),
                 stall("barrier"),
                 stall("control_code"),
@@ -296,22 +297,23 @@ fn where_the_dual_issue_loops_lose_time_is_the_pages() {
             .map(r),
         )
     };
-    let ([cycles, unasked, taken], share, asked, [not_ready, unit, barrier, _]) =
+    let ([cycles, unasked, taken], share, asked, [unit_busy, unit, barrier, _]) =
         per_chunk("traces/sgemm/sgemm.launch.ron");
     let want = format!(
         "tuned kernel's chunk takes {cycles} cycles. Of the {} more, {unasked} are pairs \
          its code does not ask for, {taken} pairs that issued apart because the other \
          scheduler of the pair had taken their shared core group ({share:.0}% of the \
-         {asked} pairs asked for), {not_ready} pairs whose second instruction was not \
-         ready, {unit} waits for the load/store unit and {barrier} waits at barriers.",
+         {asked} pairs asked for), {unit_busy} pairs whose second instruction, a \
+         shared-memory access, found the load/store unit busy, {unit} waits for the unit \
+         and {barrier} waits at barriers.",
         cycles - 768
     );
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
-    let ([cycles, _, taken], _, _, [not_ready, unit, barrier, ctrl]) =
+    let ([cycles, _, taken], _, _, [unit_busy, unit, barrier, ctrl]) =
         per_chunk("traces/sgemm/ladder/paper.launch.ron");
     let want = format!(
-        "The paper's kernel takes {cycles}: {taken} for the shared group, {not_ready} for \
-         seconds not ready, {ctrl} for stalls of its `0x90` bytes that the other warp does \
+        "The paper's kernel takes {cycles}: {taken} for the shared group, {unit_busy} for \
+         the unit at seconds, {ctrl} for stalls of its `0x90` bytes that the other warp does \
          not fill, {unit} for the unit and {barrier} at barriers."
     );
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");

@@ -62,16 +62,23 @@ pub enum Apart {
     /// Both are FP32/integer instructions and the other scheduler of the pair
     /// took their shared core group that cycle.
     GroupTaken,
-    /// The second was not ready: a result it reads, a `TEXDEPBAR`'s loads or
-    /// its unit.
+    /// The second needs a unit (the load/store unit, the SFU, ...) that was
+    /// busy.
+    UnitBusy,
+    /// The second was not ready: a result it reads, or a `TEXDEPBAR`'s
+    /// loads.
     NotReady,
     /// The two may not pair (a rule of dual issue: `keplersim check` names it).
     NotPairable,
 }
 
+/// How many reasons pairs issue apart for.
+pub const NAPART: usize = 4;
+
 /// The reasons pairs issue apart, in `Apart` order, with their report names.
-pub const APART: [&str; 3] = [
+pub const APART: [&str; NAPART] = [
     "shared core group taken",
+    "second's unit busy",
     "second not ready",
     "not pairable",
 ];
@@ -246,7 +253,7 @@ pub struct Stats {
     pub sched_stall: [[u64; NSTALLS]; MAX_SCHEDULERS],
     /// Pairs the control byte asked for (its second instruction next) that
     /// issued apart, by [`Apart`]; and per scheduler, for any reason.
-    pub pairs_apart: [u64; 3],
+    pub pairs_apart: [u64; NAPART],
     pub sched_apart: [u64; MAX_SCHEDULERS],
     /// Cycles warps spent waiting at barriers (from arrival to release), by
     /// the warp's index in its block, summed over blocks.
@@ -315,7 +322,7 @@ impl Stats {
         for i in 0..NSTALLS {
             self.stall[i] += o.stall[i];
         }
-        for i in 0..3 {
+        for i in 0..NAPART {
             self.pairs_apart[i] += o.pairs_apart[i];
         }
         for s in 0..MAX_SCHEDULERS {

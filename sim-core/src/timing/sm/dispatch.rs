@@ -12,7 +12,7 @@ use crate::warp::WarpState;
 
 use crate::timing::collector::issue_degree;
 use crate::timing::ctrl::Ctrl;
-use crate::timing::events::{Apart, Event, Observer};
+use crate::timing::events::{Apart, Event, Observer, Stall};
 use crate::timing::l2::Memory;
 use crate::timing::pipes::{Info, Pipe, Unit};
 
@@ -228,7 +228,10 @@ impl Sm {
             return Err(Apart::NotReady);
         }
         self.operands_ready(s, tm, second, now)
-            .map_err(|_| Apart::NotReady)
+            .map_err(|(_, why)| match why {
+                Stall::PipeBusy => Apart::UnitBusy,
+                _ => Apart::NotReady,
+            })
     }
 }
 
