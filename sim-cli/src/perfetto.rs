@@ -131,7 +131,8 @@ pub fn for_each_event(trace: &Trace, mut each: impl FnMut(Value)) {
                 "cat": "block", "pid": sm, "tid": 0,
                 "name": format!("block ({},{},{}) done", block[0], block[1], block[2]),
                 "ts": cycle})),
-            Event::Shared { .. } | Event::Global { .. } => {}
+            // Traces do not keep pairs issued apart (`trace::TraceWriter`).
+            Event::Shared { .. } | Event::Global { .. } | Event::PairApart { .. } => {}
         }
         for v in out.drain(..) {
             each(v);

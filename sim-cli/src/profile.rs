@@ -1,10 +1,11 @@
 //! `keplersim profile`: the SASS listing of a kernel annotated per
 //! instruction with what the timed run did there: executions, issues and
-//! dual pairs, register bank conflicts (with the registers of the bank
-//! read more than once), the scheduler-cycles its warps waited to issue it
-//! by reason, and its control byte decoded; then the hottest instructions and
-//! the worst stalls. nvvp's source view, with Kepler's control codes and
-//! register banks.
+//! dual pairs, the pairs it asked for that issued apart, register bank
+//! conflicts (with the registers of the bank read more than once), the
+//! scheduler-cycles its warps waited to issue it by reason, and its control
+//! byte decoded; then the hottest instructions, the worst stalls and the
+//! pairs most often issued apart. nvvp's source view, with Kepler's control
+//! codes and register banks.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use sim_core::launch;
 use sim_core::timing::ctrl::{Ctrl, Reading};
-use sim_core::timing::events::{NSTALLS, STALLS};
+use sim_core::timing::events::{APART, STALLS};
 use sim_core::timing::profile::{PcCounts, Profile};
 use sim_core::timing::Stepping;
 
@@ -51,17 +52,36 @@ fn control(byte: u8, reading: Reading) -> String {
     }
 }
 
-/// The stall reasons of `c`, largest first, as `barrier 120, pipe busy 30`.
-fn stalls(c: &PcCounts) -> String {
-    let mut v: Vec<(usize, u64)> = (0..NSTALLS)
-        .map(|i| (i, c.stall[i]))
+/// The reasons `names` with their `counts`, largest first, those of none
+/// left out, as `barrier 120, pipe busy 30`.
+fn largest_first(names: &[&str], counts: &[u64]) -> String {
+    let mut v: Vec<(usize, u64)> = counts
+        .iter()
+        .copied()
+        .enumerate()
         .filter(|&(_, n)| n > 0)
         .collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v.iter()
-        .map(|&(i, n)| format!("{} {n}", STALLS[i]))
+        .map(|&(i, n)| format!("{} {n}", names[i]))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The stall reasons of `c`, largest first, as `barrier 120, pipe busy 30`.
+fn stalls(c: &PcCounts) -> String {
+    largest_first(&STALLS, &c.stall)
+}
+
+/// The pairs `c` asked for that issued apart, all reasons.
+fn apart_total(c: &PcCounts) -> u64 {
+    c.apart.iter().sum()
+}
+
+/// Why the pairs `c` asked for issued apart, largest first, as `shared
+/// core group taken 120, second's unit busy 30`.
+fn apart(c: &PcCounts) -> String {
+    largest_first(&APART, &c.apart)
 }
 
 /// Runs `keplersim profile`.
@@ -215,6 +235,9 @@ impl Listing<'_> {
                     "control": self.ctrl(s),
                     "control_text": control(self.ctrl(s), self.reading),
                     "executions": c.executions, "issues": c.issues, "dual": c.dual,
+                    "apart": APART.iter().zip(c.apart)
+                        .map(|(n, v)| (n.replace("'s", "").replace(' ', "_"), serde_json::json!(v)))
+                        .collect::<serde_json::Map<_, _>>(),
                     "conflicts": { "two_way": c.conflicts[0], "three_way": c.conflicts[1], "four_way": c.conflicts[2] },
                     "conflict_registers": self.conflict_regs(s),
                     "stalls": st,
@@ -226,19 +249,20 @@ impl Listing<'_> {
     /// The annotated listing: a heading, then a row per instruction shown.
     fn table(&self) {
         println!(
-            "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
-            "address", "control", "executed", "dual", "conflicts", "stalled", "instruction"
+            "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9}  {:<46} stalls at this instruction (scheduler-cycles)",
+            "address", "control", "executed", "dual", "apart", "conflicts", "stalled", "instruction"
         );
         for &s in &self.slots {
             let c = &self.by_slot[s];
             let conf: u64 = c.conflicts.iter().sum();
             let regs = self.conflict_regs(s);
             println!(
-                "/*{:04x}*/   {:<12} {:>10} {:>9} {:>9} {:>9}  {:<46} {}{}",
+                "/*{:04x}*/   {:<12} {:>10} {:>9} {:>9} {:>9} {:>9}  {:<46} {}{}",
                 s * 8,
                 control(self.ctrl(s), self.reading),
                 c.executions,
                 c.dual,
+                apart_total(c),
                 conf,
                 stall_total(c),
                 self.text(s),
@@ -252,8 +276,8 @@ impl Listing<'_> {
         }
     }
 
-    /// The sorted views: the `n` hottest instructions and the `n` worst
-    /// stalled.
+    /// The sorted views: the `n` hottest instructions, the `n` worst
+    /// stalled and the `n` whose pairs issued apart most.
     fn top(&self, n: usize) {
         let by_slot = self.by_slot;
         let mut hot: Vec<usize> = self.slots.clone();
@@ -289,6 +313,30 @@ impl Listing<'_> {
                 stall_total(&by_slot[s]),
                 self.text(s),
                 stalls(&by_slot[s])
+            );
+        }
+        let mut apart_most: Vec<usize> = self
+            .slots
+            .iter()
+            .copied()
+            .filter(|&s| apart_total(&by_slot[s]) > 0)
+            .collect();
+        if apart_most.is_empty() {
+            return;
+        }
+        apart_most.sort_by(|&a, &b| {
+            apart_total(&by_slot[b])
+                .cmp(&apart_total(&by_slot[a]))
+                .then(a.cmp(&b))
+        });
+        println!("\npairs issued apart (asked for by the control byte, and why not together):");
+        for &s in apart_most.iter().take(n) {
+            println!(
+                "  /*{:04x}*/ {:>10}  {:<46} {}",
+                s * 8,
+                apart_total(&by_slot[s]),
+                self.text(s),
+                apart(&by_slot[s])
             );
         }
     }

@@ -280,8 +280,13 @@ impl<W: Write> TraceWriter<W> {
         Ok(self.out)
     }
 
-    /// The event as it is kept (cut to the window), or none.
+    /// The event as it is kept (cut to the window), or none. A pair issued
+    /// apart is not kept: the viewer shows it as its single issue, and the
+    /// report and `keplersim profile` count them.
     fn keep(&self, e: Event) -> Option<Event> {
+        if matches!(e, Event::PairApart { .. }) {
+            return None;
+        }
         if !self.sms.is_empty() && !self.sms.contains(&e.sm()) {
             return None;
         }

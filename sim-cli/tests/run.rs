@@ -388,6 +388,14 @@ fn profile_names_the_main_loops_instructions_with_their_stalls() {
         .find(|l| l.contains("0x04 dual") && l.contains("FFMA") && l.contains(" 3072 "))
         .unwrap_or_else(|| panic!("no main-loop FFMA:\n{out}"));
     assert!(ffma.starts_with("/*"), "{ffma}");
+    // An FFMA that asks for a pair issues it together or apart, every time.
+    let n: Vec<u64> = ffma
+        .split_whitespace()
+        .skip(3)
+        .take(3)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert_eq!(n[0], n[1] + n[2], "executed, dual, apart: {ffma}");
     assert!(out.contains("LDS.64"), "{out}");
     // Every row keeps the header's columns, whatever its control byte says
     // (`0x28 wait 11` is the widest).
@@ -419,6 +427,11 @@ fn profile_names_the_main_loops_instructions_with_their_stalls() {
     assert!(
         worst.contains("barrier") && worst.contains("pipe busy"),
         "{worst}"
+    );
+    let apart = out.split("pairs issued apart").nth(1).expect("apart");
+    assert!(
+        apart.contains("shared core group taken") && apart.contains("second's unit busy"),
+        "{apart}"
     );
 }
 

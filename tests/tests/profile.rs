@@ -1,11 +1,12 @@
 //! The per-instruction profile (`keplersim profile`) sums to the run's own
-//! counters: executions to warp-instructions, issues and dual pairs, bank
-//! conflicts by degree, and stall cycles by reason (those no instruction
-//! gave apart); and profiling changes nothing of the run.
+//! counters: executions to warp-instructions, issues and dual pairs, pairs
+//! issued apart by why, bank conflicts by degree, and stall cycles by
+//! reason (with those no instruction gave); and profiling changes nothing
+//! of the run.
 
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
-use sim_core::timing::events::NSTALLS;
+use sim_core::timing::events::{NAPART, NSTALLS};
 use sim_core::timing::profile::Profile;
 use sim_core::timing::Stepping;
 use sim_kernels::workload;
@@ -52,6 +53,13 @@ fn check(launch_file: &str, sets: &[(&str, i64)]) {
             sum(&|c| c.conflicts[k]),
             st.conflicts[k],
             "{launch_file}: conflicts {k}"
+        );
+    }
+    for k in 0..NAPART {
+        assert_eq!(
+            sum(&|c| c.apart[k]),
+            st.pairs_apart[k],
+            "{launch_file}: pairs apart {k}"
         );
     }
     for i in 0..NSTALLS {

@@ -728,7 +728,8 @@ pub(crate) mod tests {
             | Event::BlockStart { cycle, .. }
             | Event::BlockDone { cycle, .. }
             | Event::BarrierArrive { cycle, .. }
-            | Event::BarrierRelease { cycle, .. } => *cycle = f(*cycle),
+            | Event::BarrierRelease { cycle, .. }
+            | Event::PairApart { cycle, .. } => *cycle = f(*cycle),
         }
         e
     }
@@ -746,7 +747,8 @@ pub(crate) mod tests {
                 | Event::Stall { pc, .. }
                 | Event::Shared { pc, .. }
                 | Event::Global { pc, .. }
-                | Event::BarrierArrive { pc, .. } => *pc = far,
+                | Event::BarrierArrive { pc, .. }
+                | Event::PairApart { pc, .. } => *pc = far,
                 Event::BlockStart { .. }
                 | Event::BlockDone { .. }
                 | Event::BarrierRelease { .. } => {}

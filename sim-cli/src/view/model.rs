@@ -305,6 +305,8 @@ impl SmModel {
                 l2_misses,
                 ready,
             }),
+            // The viewer shows a pair issued apart as its single issue.
+            Event::PairApart { .. } => {}
         }
     }
 

@@ -56,7 +56,7 @@ pub const NSTALLS: usize = 10;
 
 /// Why the two instructions of a pair the control byte asked for issued
 /// apart (the first alone, the second later).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Apart {
     /// Both are FP32/integer instructions and the other scheduler of the pair
@@ -174,6 +174,18 @@ pub enum Event {
         l2_misses: u8,
         ready: u64,
     },
+    /// The instruction at slot `pc` just issued alone, though its control
+    /// byte asked for a pair with the next one, for reason `why` (follows
+    /// that issue's [`Event::Issue`]).
+    PairApart {
+        cycle: u64,
+        sm: u32,
+        sched: u8,
+        slot: u8,
+        warp: u8,
+        pc: u32,
+        why: Apart,
+    },
 }
 
 impl Event {
@@ -187,7 +199,8 @@ impl Event {
             | Event::BarrierArrive { cycle, .. }
             | Event::BarrierRelease { cycle, .. }
             | Event::Shared { cycle, .. }
-            | Event::Global { cycle, .. } => cycle,
+            | Event::Global { cycle, .. }
+            | Event::PairApart { cycle, .. } => cycle,
         }
     }
 
@@ -201,7 +214,8 @@ impl Event {
             | Event::BarrierArrive { sm, .. }
             | Event::BarrierRelease { sm, .. }
             | Event::Shared { sm, .. }
-            | Event::Global { sm, .. } => sm,
+            | Event::Global { sm, .. }
+            | Event::PairApart { sm, .. } => sm,
         }
     }
 }

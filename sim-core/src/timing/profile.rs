@@ -2,11 +2,12 @@
 //! by instruction slot as they happen (no event is stored), so a whole
 //! kernel profiles in the memory of its code. For each instruction: how many
 //! warp-instructions executed it, how often it issued as the first of a
-//! dual pair, the bank conflicts of the issues it started, and the
-//! scheduler-cycles without issue whose reason it gave, by reason. Its sums
-//! equal the run's own counters (a test holds them so).
+//! dual pair, the bank conflicts of the issues it started, the pairs it
+//! asked for that issued apart (by why), and the scheduler-cycles without
+//! issue whose reason it gave, by reason. Its sums equal the run's own
+//! counters (a test holds them so).
 
-use super::events::{Event, Observer, NSTALLS};
+use super::events::{Event, Observer, NAPART, NSTALLS};
 
 /// One instruction's counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -19,6 +20,9 @@ pub struct PcCounts {
     pub dual: u64,
     /// Of those, issues with a 2-, 3- and 4-way register bank conflict.
     pub conflicts: [u64; 3],
+    /// Of those, issues whose control byte asked for a pair that issued
+    /// apart, by [`super::events::Apart`].
+    pub apart: [u64; NAPART],
     /// Scheduler-cycles without issue whose reason this instruction gave
     /// (the warp waiting to issue it), by [`super::Stall`].
     pub stall: [u64; NSTALLS],
@@ -84,6 +88,11 @@ impl Observer for Profile {
                 Some(c) => c.stall[why as usize] += cycles,
                 None => self.unattributed[why as usize] += cycles,
             },
+            Event::PairApart { pc, why, .. } => {
+                if let Some(c) = self.at(pc) {
+                    c.apart[why as usize] += 1;
+                }
+            }
             _ => {}
         }
     }

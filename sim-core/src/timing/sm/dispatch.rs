@@ -47,6 +47,7 @@ impl Sm {
         self.timing[wi].unit_wait = [NEVER; 2];
         let mut last = first;
         let mut dual = false;
+        let mut apart = None;
         let w = &self.warps[wi];
         if asks_pair(t, pc, first) && w.state == WarpState::Running && w.pc == next_slot(pc) {
             if let Some(second) = l.infos.get(w.pc as usize) {
@@ -62,6 +63,7 @@ impl Sm {
                     Err(why) => {
                         self.stats.pairs_apart[why as usize] += 1;
                         self.stats.sched_apart[s] += 1;
+                        apart = Some(why);
                     }
                 }
             }
@@ -143,6 +145,17 @@ impl Sm {
                 dual,
                 conflict: if degree >= 2 { degree.min(4) as u8 } else { 0 },
             });
+            if let Some(why) = apart {
+                obs.event(Event::PairApart {
+                    cycle: now,
+                    sm: self.id,
+                    sched: s as u8,
+                    slot: bi as u8,
+                    warp: (wi - bi * self.wpb) as u8,
+                    pc,
+                    why,
+                });
+            }
         }
         let w = &self.warps[wi];
         let changed = w.state == WarpState::Done;
