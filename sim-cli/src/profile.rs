@@ -296,47 +296,52 @@ impl Listing<'_> {
                 self.text(s)
             );
         }
-        let mut worst: Vec<usize> = self.slots.clone();
-        worst.sort_by(|&a, &b| {
-            stall_total(&by_slot[b])
-                .cmp(&stall_total(&by_slot[a]))
-                .then(a.cmp(&b))
-        });
-        println!("\nworst stalls (scheduler-cycles its warps waited to issue it):");
-        for &s in worst.iter().take(n) {
-            if stall_total(&by_slot[s]) == 0 {
-                break;
-            }
-            println!(
-                "  /*{:04x}*/ {:>10}  {:<46} {}",
-                s * 8,
-                stall_total(&by_slot[s]),
-                self.text(s),
-                stalls(&by_slot[s])
-            );
-        }
-        let mut apart_most: Vec<usize> = self
+        self.ranked(
+            "worst stalls (scheduler-cycles its warps waited to issue it)",
+            n,
+            stall_total,
+            stalls,
+            true,
+        );
+        self.ranked(
+            "pairs issued apart (asked for by the control byte, and why not together)",
+            n,
+            apart_total,
+            apart,
+            false,
+        );
+    }
+
+    /// A sorted view: under `heading`, the `n` instructions of the largest
+    /// `count`, each with `why` (none of a count of 0). Without `always`, no
+    /// view at all when every count is 0.
+    fn ranked(
+        &self,
+        heading: &str,
+        n: usize,
+        count: fn(&PcCounts) -> u64,
+        why: fn(&PcCounts) -> String,
+        always: bool,
+    ) {
+        let by_slot = self.by_slot;
+        let mut ranked: Vec<usize> = self
             .slots
             .iter()
             .copied()
-            .filter(|&s| apart_total(&by_slot[s]) > 0)
+            .filter(|&s| count(&by_slot[s]) > 0)
             .collect();
-        if apart_most.is_empty() {
+        if ranked.is_empty() && !always {
             return;
         }
-        apart_most.sort_by(|&a, &b| {
-            apart_total(&by_slot[b])
-                .cmp(&apart_total(&by_slot[a]))
-                .then(a.cmp(&b))
-        });
-        println!("\npairs issued apart (asked for by the control byte, and why not together):");
-        for &s in apart_most.iter().take(n) {
+        ranked.sort_by(|&a, &b| count(&by_slot[b]).cmp(&count(&by_slot[a])).then(a.cmp(&b)));
+        println!("\n{heading}:");
+        for &s in ranked.iter().take(n) {
             println!(
                 "  /*{:04x}*/ {:>10}  {:<46} {}",
                 s * 8,
-                apart_total(&by_slot[s]),
+                count(&by_slot[s]),
                 self.text(s),
-                apart(&by_slot[s])
+                why(&by_slot[s])
             );
         }
     }
