@@ -35,11 +35,15 @@ r = random.Random(1)
 for i in range(32):
     open(f"{sys.argv[1]}/{i}", "wb").write(bytes(r.randrange(256) for _ in range(64 + 16 * i)))
 PY
-# Traces: two short windows of one SM of three suite kernels (a few KB each).
+# Traces: two short windows of one SM of three suite kernels (a few KB each),
+# and 100 cycles of the tuned SGEMM's loop, whose pairs issue apart at times.
 for k in saxpy reduce atomics; do
     for w in 0..150 100..400; do
         (cd "$root" && cargo run --release -q -p sim-cli -- run "traces/kernels/$k.cubin" \
             --trace "$out/trace/$k-$w" --trace-cycles "$w" --trace-sms 0 >/dev/null)
     done
 done
+(cd "$root" && cargo run --release -q -p sim-cli -- run traces/sgemm/sgemm.cubin --set m=192 \
+    --set n=192 --set k=96 --trace "$out/trace/sgemm-3000..3100" --trace-cycles 3000..3100 \
+    --trace-sms 0 >/dev/null)
 for t in cubin asm launch config decode program trace; do echo "$out/$t: $(ls "$out/$t" | wc -l) seeds"; done

@@ -335,7 +335,7 @@ pub fn program(data: &[u8]) {
 
 /// The keys the trace target presses, in order, drawing after each: every
 /// step, search and follow of the viewer, both ways, and a typed cycle.
-const VIEWER_KEYS: &str = "l]hn[wWnpkksSbBcCdDmMwnp";
+const VIEWER_KEYS: &str = "l]hn[wWnpkksSbBcCdDaAmMwnp";
 
 /// Trace files (`keplersim run --trace`): decode; a trace that decodes
 /// exports to Perfetto's JSON, and opens in the viewer, which draws every
@@ -375,7 +375,7 @@ pub fn trace(data: &[u8]) {
         KeyCode::PageDown,
     ] {
         press(&mut app, k);
-        for c in "sSbBcCdD".chars() {
+        for c in "sSbBcCdDaA".chars() {
             press(&mut app, KeyCode::Char(c));
         }
     }

@@ -2,9 +2,10 @@
 //! trace-event JSON, which ui.perfetto.dev and chrome://tracing open. Each SM
 //! is a process; its warp schedulers are threads 0..3, with every issue a
 //! one-cycle slice named by its instruction and every stall a slice named by
-//! its reason; each warp is a thread (1000 + 64 × block slot + warp) with its
-//! issues and its barrier waits as slices. One cycle is one microsecond on
-//! the time axis.
+//! its reason, and the first of a pair issued alone an instant mark named by
+//! why (`pair apart: shared core group taken`); each warp is a thread (1000 +
+//! 64 × block slot + warp) with its issues and its barrier waits as slices.
+//! One cycle is one microsecond on the time axis.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -15,7 +16,7 @@ use serde_json::{json, Value};
 use sim_core::timing::Event;
 
 use crate::trace::Trace;
-use crate::view::stall_name;
+use crate::view::{apart_name, stall_name};
 
 /// A warp (its index in its block) at a barrier since a cycle, at a pc.
 type Arrival = (u8, u64, u32);
@@ -131,8 +132,25 @@ pub fn for_each_event(trace: &Trace, mut each: impl FnMut(Value)) {
                 "cat": "block", "pid": sm, "tid": 0,
                 "name": format!("block ({},{},{}) done", block[0], block[1], block[2]),
                 "ts": cycle})),
-            // Traces do not keep pairs issued apart (`trace::TraceWriter`).
-            Event::Shared { .. } | Event::Global { .. } | Event::PairApart { .. } => {}
+            // The first of a pair issued alone: a mark on its scheduler's
+            // track, at its issue.
+            Event::PairApart {
+                cycle,
+                sched,
+                slot,
+                warp,
+                pc,
+                why,
+                ..
+            } => {
+                name(&mut out, sm, sched as u64, format!("scheduler {sched}"));
+                out.push(json!({"ph": "i", "s": "t", "cat": "apart",
+                    "name": format!("pair apart: {}", apart_name(why)),
+                    "pid": sm, "tid": sched, "ts": cycle,
+                    "args": {"warp": format!("{slot}.{warp}"), "pc": format!("{:#06x}", pc as u64 * 8),
+                        "instruction": text(pc)}}));
+            }
+            Event::Shared { .. } | Event::Global { .. } => {}
         }
         for v in out.drain(..) {
             each(v);

@@ -21,7 +21,7 @@ use sim_core::timing::{Event, Observer};
 pub const MAGIC: [u8; 8] = *b"KEPLTRC\n";
 
 /// The version of the format this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// What a trace says about its run before the events.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -280,13 +280,8 @@ impl<W: Write> TraceWriter<W> {
         Ok(self.out)
     }
 
-    /// The event as it is kept (cut to the window), or none. A pair issued
-    /// apart is not kept: the viewer shows it as its single issue, and the
-    /// report and `keplersim profile` count them.
+    /// The event as it is kept (cut to the window), or none.
     fn keep(&self, e: Event) -> Option<Event> {
-        if matches!(e, Event::PairApart { .. }) {
-            return None;
-        }
         if !self.sms.is_empty() && !self.sms.contains(&e.sm()) {
             return None;
         }
@@ -922,7 +917,7 @@ pub(crate) mod tests {
         let all = Trace::from_bytes(&all_w.finish().unwrap()).unwrap();
         // The whole run's events: the run's counters.
         let s = &t.stats;
-        assert!(s.dual > 0 && s.conflicts[0] > 0 && s.barrier_releases > 0);
+        assert!(s.dual > 0 && s.conflicts[0] > 0 && s.barrier_releases > 0 && s.pairs_apart[0] > 0);
         let (heard, done) = tally(&all.events);
         assert_eq!(heard, counters(&t));
         assert_eq!(done, 2);
@@ -981,6 +976,7 @@ pub(crate) mod tests {
                     c.l2 = (c.l2.0 + l2_hits as u64, c.l2.1 + l2_misses as u64);
                 }
                 Event::BlockDone { .. } => done += 1,
+                Event::PairApart { why, .. } => c.apart[why as usize] += 1,
                 _ => {}
             }
         }
@@ -1002,6 +998,8 @@ pub(crate) mod tests {
         ro_hits: u64,
         /// L2 hits and misses.
         l2: (u64, u64),
+        /// Pairs issued apart, by why.
+        apart: [u64; sim_core::timing::events::NAPART],
     }
 
     /// What the report of run `t` counts.
@@ -1019,6 +1017,7 @@ pub(crate) mod tests {
             lines: s.global_transactions,
             ro_hits: s.ldg_cache_hits,
             l2: (t.mem.l2_hits, t.mem.l2_misses),
+            apart: s.pairs_apart,
         }
     }
 

@@ -96,6 +96,7 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
     let barrier = first(&|e| e["cat"] == "barrier");
     let conflict =
         first(&|e| e["cat"] == "issue" && e["args"]["bank_conflict"].as_u64().unwrap_or(0) >= 2);
+    let apart = first(&|e| e["cat"] == "apart");
     assert!(ev
         .iter()
         .any(|e| e["cat"] == "issue" && e["args"]["dual"] == true));
@@ -139,6 +140,13 @@ fn the_viewer_in_tmux_shows_schedulers_pairs_barriers_and_conflicts() {
         assert!(
             s.contains(&want) && s.contains(" !2"),
             "conflict at {conflict}:\n{s}"
+        );
+        // The first pair issued apart, its cell saying why.
+        let want = format!("cycle {apart} of");
+        let s = press(&term, &["g", "0", "Enter", "a"], &want);
+        assert!(
+            s.contains(&want) && s.contains(" ∤") && s.contains("issues alone ("),
+            "pair apart at {apart}:\n{s}"
         );
         // Following a warp, and quitting.
         let s = press(&term, &["w"], "following 0.0");
@@ -217,6 +225,32 @@ fn the_perfetto_export_of_a_whole_run_matches_its_json_report() {
             .filter(|e| e["args"]["dual"] == true)
             .count() as u64,
         report["issue"]["dual_pairs"].as_u64().unwrap()
+    );
+    // A mark per pair issued apart, reason by reason as the report's.
+    let apart = report["pairs"]["apart"].as_object().unwrap();
+    assert!(apart.values().any(|n| n.as_u64() > Some(0)), "{apart:?}");
+    let mut marks = std::collections::BTreeMap::new();
+    for e in ev.iter().filter(|e| e["ph"] == "i" && e["cat"] == "apart") {
+        // `pair apart: second's unit busy` is the report's `second_unit_busy`.
+        let why = e["name"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("pair apart: ")
+            .unwrap();
+        *marks
+            .entry(why.replace("'s", "").replace(' ', "_"))
+            .or_insert(0u64) += 1;
+    }
+    for (key, n) in apart {
+        assert_eq!(
+            marks.get(key).copied().unwrap_or(0),
+            n.as_u64().unwrap(),
+            "{key}"
+        );
+    }
+    assert_eq!(
+        marks.len(),
+        apart.values().filter(|n| n.as_u64() > Some(0)).count()
     );
     // Stall slices as long as the report's stalls, reason by reason.
     stalls_match(ev, &report);

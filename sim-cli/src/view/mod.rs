@@ -24,7 +24,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, Event as TermEvent, KeyCode, KeyEvent, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
-use sim_core::timing::events::NSTALLS;
+use sim_core::timing::events::{Apart, NSTALLS};
 use sim_core::timing::{Event, Stall};
 
 use crate::trace::Trace;
@@ -151,7 +151,7 @@ fn cut_note(m: &SmModel) -> String {
 
 /// The keys, as the help line shows them.
 pub const HELP: &str = "←/→ cycle  [/] ±step  g jump  w/W follow warp  n/p its issues  \
-k stall kind  s/S next/prev stall  b/B barrier  c conflict  d dual  m/M SM  q quit";
+k stall kind  s/S stall  b/B barrier  c conflict  d dual  a apart  m/M SM  q quit";
 
 impl App {
     /// The viewer on `trace`, at its first SM and cycle.
@@ -231,6 +231,12 @@ impl App {
             }),
             KeyCode::Char('D') => self.find_cell("dual pair", false, |c| {
                 matches!(c, Cell::Issue { dual: true, .. })
+            }),
+            KeyCode::Char('a') => self.find_cell("pair issued apart", true, |c| {
+                matches!(c, Cell::Issue { apart: Some(_), .. })
+            }),
+            KeyCode::Char('A') => self.find_cell("pair issued apart", false, |c| {
+                matches!(c, Cell::Issue { apart: Some(_), .. })
             }),
             KeyCode::Char('m') => self.next_sm(1),
             KeyCode::Char('M') => self.next_sm(-1),
@@ -458,6 +464,23 @@ pub fn stall_name(s: Stall) -> &'static str {
     sim_core::timing::events::STALLS[s as usize]
 }
 
+/// Why a pair issued apart, as the reports give it.
+pub fn apart_name(why: Apart) -> &'static str {
+    sim_core::timing::events::APART[why as usize]
+}
+
+/// Why a pair issued apart, short, for the warps pane, and as a word for a
+/// scheduler's cell: `∤group` (shared core group taken), `∤unit` (second's
+/// unit busy), `∤ready` (second not ready), `∤rule` (not pairable).
+pub fn apart_short(why: Apart) -> (&'static str, &'static str) {
+    match why {
+        Apart::GroupTaken => ("group taken", "∤group"),
+        Apart::UnitBusy => ("unit busy", "∤unit"),
+        Apart::NotReady => ("not ready", "∤ready"),
+        Apart::NotPairable => ("not pairable", "∤rule"),
+    }
+}
+
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let [title, top, listing, help] = Layout::vertical([
@@ -516,6 +539,102 @@ pub(crate) mod tests {
         for c in s.chars() {
             key(a, KeyCode::Char(c));
         }
+    }
+
+    /// The sample with scheduler 1's pair at cycle 2 issued apart: the
+    /// first alone, the other scheduler of the pair having taken the shared
+    /// core group.
+    pub(crate) fn apart_sample() -> Trace {
+        let mut t = crate::trace::tests::sample();
+        let at = t
+            .events
+            .iter()
+            .position(|e| {
+                matches!(
+                    e,
+                    Event::Issue {
+                        cycle: 2,
+                        sched: 1,
+                        ..
+                    }
+                )
+            })
+            .unwrap();
+        let Event::Issue {
+            cycle,
+            sm,
+            sched,
+            slot,
+            warp,
+            pc,
+            dual,
+            ..
+        } = &mut t.events[at]
+        else {
+            unreachable!()
+        };
+        *dual = false;
+        let apart = Event::PairApart {
+            cycle: *cycle,
+            sm: *sm,
+            sched: *sched,
+            slot: *slot,
+            warp: *warp,
+            pc: *pc,
+            why: Apart::GroupTaken,
+        };
+        t.events.insert(at + 1, apart);
+        t
+    }
+
+    #[test]
+    fn a_pair_issued_apart_shows_why_in_every_pane_and_a_finds_it() {
+        let mut a = App::new(apart_sample()).unwrap();
+        key(&mut a, KeyCode::Char('a'));
+        assert_eq!(a.cycle, 2);
+        let screen = lines(&a, 150, 42).join("\n");
+        for want in [
+            // The schedulers pane: why, before the instruction.
+            "w0.1 ∤group FFMA R1, R2, R3, R4",
+            // The warps pane.
+            "issues alone (group taken): FFMA",
+            // The units pane.
+            "issue     2 of 2 schedulers, 1 dual, 1 apart, 1 conflicts",
+            // The SASS pane: one of the FFMA's two issues paired, one apart.
+            "/*0010*/ dual     FFMA R1, R2, R3, R4                 2     1      1     1",
+            "a apart",
+        ] {
+            assert!(screen.contains(want), "{want}:\n{screen}");
+        }
+        assert_eq!(
+            a.model.cell(1, 2),
+            Cell::Issue {
+                warp: (0, 1),
+                pc: 2,
+                dual: false,
+                conflict: 0,
+                apart: Some(Apart::GroupTaken)
+            }
+        );
+        key(&mut a, KeyCode::Char('a'));
+        assert_eq!(
+            (a.cycle, a.message.as_str()),
+            (2, "no pair issued apart that way")
+        );
+        key(&mut a, KeyCode::End);
+        key(&mut a, KeyCode::Char('A'));
+        assert_eq!(a.cycle, 2);
+        // The Perfetto export marks it on scheduler 1's track.
+        let marks: Vec<_> = crate::perfetto::events(&a.trace)
+            .into_iter()
+            .filter(|e| e["cat"] == "apart")
+            .collect();
+        assert_eq!(marks.len(), 1);
+        assert_eq!(
+            (marks[0]["name"].as_str(), marks[0]["tid"].as_u64()),
+            (Some("pair apart: shared core group taken"), Some(1))
+        );
+        assert_eq!(marks[0]["args"]["instruction"], "FFMA R1, R2, R3, R4");
     }
 
     #[test]
@@ -660,7 +779,7 @@ pub(crate) mod tests {
     /// encoding changed, kept when the result still decodes.
     #[test]
     fn traces_that_do_not_hold_together_never_panic() {
-        let base = crate::trace::tests::sample();
+        let base = apart_sample();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             state ^= state << 13;
@@ -694,7 +813,7 @@ pub(crate) mod tests {
             let Ok(mut a) = App::new(t) else { continue };
             opened += 1;
             let _ = lines(&a, 150, 42);
-            for c in "l]hn[wWnpkksSbBcCdDmM".chars() {
+            for c in "l]hn[wWnpkksSbBcCdDaAmM".chars() {
                 key(&mut a, KeyCode::Char(c));
                 let _ = lines(&a, 150, 42);
             }
@@ -774,7 +893,7 @@ pub(crate) mod tests {
     /// opens, draws, steps, searches and exports without a panic.
     #[test]
     fn traces_at_the_ends_of_the_cycle_range_never_panic() {
-        let base = crate::trace::tests::sample();
+        let base = apart_sample();
         let tops = [
             u64::MAX,
             u64::MAX - 1,
@@ -827,13 +946,13 @@ pub(crate) mod tests {
                 let _ = lines(a, 150, 42);
             };
             shown(&a);
-            for c in "l]hn[wWnpkksSbBcCdDmM".chars() {
+            for c in "l]hn[wWnpkksSbBcCdDaAmM".chars() {
                 key(&mut a, KeyCode::Char(c));
                 shown(&a);
             }
             for k in [KeyCode::End, KeyCode::Home, KeyCode::PageDown, KeyCode::End] {
                 key(&mut a, k);
-                for c in "wnnpsSbBcCdD".chars() {
+                for c in "wnnpsSbBcCdDaA".chars() {
                     key(&mut a, KeyCode::Char(c));
                     shown(&a);
                 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::timing::events::NSTALLS;
+use sim_core::timing::events::{Apart, NSTALLS};
 use sim_core::timing::{Event, Stall};
 
 use crate::trace::Trace;
@@ -19,12 +19,15 @@ pub enum Cell {
     /// Nothing recorded (outside the trace, or the scheduler had no warps).
     Empty,
     /// Issued the instruction at `pc` of warp `warp` (and the next one too
-    /// when `dual`), with a register bank conflict of degree `conflict`.
+    /// when `dual`), with a register bank conflict of degree `conflict`;
+    /// `apart` says why it issued alone when its control byte asked for a
+    /// pair.
     Issue {
         warp: WarpId,
         pc: u32,
         dual: bool,
         conflict: u8,
+        apart: Option<Apart>,
     },
     /// Issued nothing, for `why`, which the instruction at `pc` gave.
     Stall { why: Stall, pc: u32 },
@@ -74,6 +77,8 @@ pub struct Stay {
 pub struct Counts {
     pub issues: u64,
     pub dual: u64,
+    /// Issues alone of a pair the control byte asked for.
+    pub apart: u64,
     pub conflicts: u64,
     pub stall: [u64; NSTALLS],
 }
@@ -194,6 +199,7 @@ impl SmModel {
                         pc,
                         dual,
                         conflict,
+                        apart: None,
                     };
                 }
                 self.issues.entry((slot, warp)).or_default().push(Issued {
@@ -305,8 +311,33 @@ impl SmModel {
                 l2_misses,
                 ready,
             }),
-            // The viewer shows a pair issued apart as its single issue.
-            Event::PairApart { .. } => {}
+            // It follows its issue, whose cell it marks.
+            Event::PairApart {
+                cycle,
+                sched,
+                slot,
+                warp,
+                pc,
+                why,
+                ..
+            } => {
+                if let (Some(i), Some(row)) = (at(cycle), self.sched.get_mut(sched as usize)) {
+                    if let Cell::Issue {
+                        warp: w,
+                        pc: p,
+                        apart,
+                        ..
+                    } = &mut row[i]
+                    {
+                        if *w == (slot, warp) && *p == pc {
+                            *apart = Some(why);
+                        }
+                    }
+                }
+                if let Some(k) = count(pc) {
+                    self.counts[k].apart += 1;
+                }
+            }
         }
     }
 
@@ -387,7 +418,8 @@ mod tests {
                 warp: (0, 0),
                 pc: 2,
                 dual: true,
-                conflict: 2
+                conflict: 2,
+                apart: None
             }
         );
         assert_eq!(

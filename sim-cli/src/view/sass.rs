@@ -1,8 +1,8 @@
 //! The SASS pane: the kernel's listing (from the decoder, recorded in the
 //! trace) around the instruction in focus, each line with the warps whose pc
 //! it is at the cycle shown, its control byte decoded, and its counts over
-//! the whole trace on this SM: issues, dual pairs it started, bank
-//! conflicts, and the scheduler-cycles its warps stalled on it (the largest
+//! the whole trace on this SM: issues, dual pairs it started, pairs it
+//! asked for that issued apart, bank conflicts, and the scheduler-cycles its warps stalled on it (the largest
 //! reason named); last, the registers it reads from one bank, the static
 //! cause of its conflicts.
 
@@ -57,7 +57,7 @@ impl Widget for Sass<'_> {
             .min(slots.len().saturating_sub(rows));
         let mut lines = vec![Line::styled(
             fit(
-                "warps here  addr    control  instruction                    issues  dual  bank  stalled (most)                one bank",
+                "warps here  addr    control  instruction                    issues  dual  apart  bank  stalled (most)                one bank",
                 width,
             ),
             Style::default().add_modifier(Modifier::BOLD),
@@ -77,13 +77,14 @@ impl Widget for Sass<'_> {
                 .filter(|&&k| c.stall[k as usize] > 0)
                 .map_or(String::new(), |&k| stall_name(k).to_string());
             let text = format!(
-                "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>5} {:>7} {} {}",
+                "{} /*{:04x}*/ {:<8} {} {:>6} {:>5} {:>6} {:>5} {:>7} {} {}",
                 fit(&here.join(","), 10),
                 s * 8,
                 control(line.ctrl, h.reading()),
                 fit(&line.text, 30),
                 c.issues,
                 c.dual,
+                c.apart,
                 c.conflicts,
                 stalled,
                 fit(&most, 14),
@@ -118,14 +119,14 @@ mod tests {
             l,
             [
                 "┌ SASS · sample ─────────────────────────────────────────────────────────────────────────────────────────────────────────────────┐",
-                "│warps here  addr    control  instruction                    issues  dual  bank  stalled (most)                one bank          │",
-                "│           /*0008*/ wait 4   S2R R0, SR_TID.X                    2     0     0       0                                          │",
-                "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2     1       3 control code   R2, R6 on bank 2          │",
-                "│           /*0018*/ wait 3   FFMA R5, R6, R7, R8                 0     0     0       0                                          │",
-                "│           /*0020*/ wait 3   LD.E R9, [R10]                      2     0     0       0                                          │",
-                "│           /*0028*/ wait 3   BAR.SYNC 0x0                        2     0     0       2 control code                             │",
-                "│0.0,0.1    /*0030*/ wait 3   FADD R1, R1, R9                     2     0     0     487 dependency                               │",
-                "│           /*0038*/ wait 3   EXIT                                2     0     0       2 control code                             │",
+                "│warps here  addr    control  instruction                    issues  dual  apart  bank  stalled (most)                one bank   │",
+                "│           /*0008*/ wait 4   S2R R0, SR_TID.X                    2     0      0     0       0                                   │",
+                "│           /*0010*/ dual     FFMA R1, R2, R3, R4                 2     2      0     1       3 control code   R2, R6 on bank 2   │",
+                "│           /*0018*/ wait 3   FFMA R5, R6, R7, R8                 0     0      0     0       0                                   │",
+                "│           /*0020*/ wait 3   LD.E R9, [R10]                      2     0      0     0       0                                   │",
+                "│           /*0028*/ wait 3   BAR.SYNC 0x0                        2     0      0     0       2 control code                      │",
+                "│0.0,0.1    /*0030*/ wait 3   FADD R1, R1, R9                     2     0      0     0     487 dependency                        │",
+                "│           /*0038*/ wait 3   EXIT                                2     0      0     0       2 control code                      │",
                 "└────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘",
             ]
         );

@@ -1,7 +1,8 @@
 //! The schedulers pane: a row per cycle around the one shown, a column per
 //! warp scheduler; each cell the warp and instruction issued (a dual pair as
-//! `FFMA ‖ FFMA`, a register bank conflict as `!2`..`!4` before it) or, in grey,
-//! why nothing issued.
+//! `FFMA ‖ FFMA`, a register bank conflict as `!2`..`!4` before it, the first
+//! of a pair issued alone with why, `∤group` and the like) or, in grey, why
+//! nothing issued.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -10,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::model::Cell;
-use super::{stall_name, warp_name, App};
+use super::{apart_short, stall_name, warp_name, App};
 use sim_core::timing::Stall;
 
 /// The schedulers pane of an [`App`].
@@ -30,6 +31,7 @@ impl Timeline<'_> {
                 pc,
                 dual,
                 conflict,
+                apart,
             } => {
                 let body = if dual {
                     format!(
@@ -40,16 +42,22 @@ impl Timeline<'_> {
                 } else {
                     app.text(pc).to_string()
                 };
-                // First, so that a narrow column does not cut it off.
+                // First, so that a narrow column does not cut them off.
                 let bank = if conflict >= 2 {
                     format!("!{conflict} ")
                 } else {
                     String::new()
                 };
+                let bank = match apart {
+                    Some(why) => format!("{bank}{} ", apart_short(why).1),
+                    None => bank,
+                };
                 let style = if conflict >= 2 {
                     Style::default().fg(Color::Red)
                 } else if dual {
                     Style::default().fg(Color::Green)
+                } else if apart.is_some() {
+                    Style::default().fg(Color::Magenta)
                 } else {
                     Style::default()
                 };

@@ -35,12 +35,16 @@ impl Widget for Units<'_> {
             .iter()
             .filter(|c| matches!(c, Cell::Issue { dual: true, .. }))
             .count();
+        let apart = cells
+            .iter()
+            .filter(|c| matches!(c, Cell::Issue { apart: Some(_), .. }))
+            .count();
         let conflicts = cells
             .iter()
             .filter(|c| matches!(c, Cell::Issue { conflict: 2.., .. }))
             .count();
         lines.push(format!(
-            "issue     {issued} of {} schedulers, {dual} dual, {conflicts} bank conflicts",
+            "issue     {issued} of {} schedulers, {dual} dual, {apart} apart, {conflicts} conflicts",
             cells.len()
         ));
         let (mut sh, mut tx) = (0, 0);
@@ -123,7 +127,7 @@ mod tests {
             lines(Units(&a), 80, 9),
             [
                 "┌ units ───────────────────────────────────────────────────────────────────────┐",
-                "│issue     1 of 2 schedulers, 0 dual, 0 bank conflicts                         │",
+                "│issue     1 of 2 schedulers, 0 dual, 0 apart, 0 conflicts                     │",
                 "│shared    0 accesses in flight, 0 transactions                                │",
                 "│global    2 loads outstanding, 2 lines: 0 read-only cache, 1 L2, 1 DRAM       │",
                 "│          first back at 200 (in 195)                                          │",

@@ -13,7 +13,7 @@ use sim_core::timing::ctrl::Ctrl;
 
 use super::model::{Cell, SmModel, WarpId};
 use super::timeline::fit;
-use super::{stall_name, warp_name, App};
+use super::{apart_short, stall_name, warp_name, App};
 
 /// The warps pane of an [`App`].
 pub struct Warps<'a>(pub &'a App);
@@ -41,7 +41,13 @@ pub fn state(app: &App, w: WarpId) -> (String, Color) {
     }
     let last = m.last_issue(w, c);
     if let Some(i) = last.filter(|i| i.cycle == c) {
-        let what = if i.dual { "issues a pair" } else { "issues" };
+        let what = match m.cell(i.sched as usize, c) {
+            Cell::Issue {
+                apart: Some(why), ..
+            } => format!("issues alone ({})", apart_short(why).0),
+            _ if i.dual => "issues a pair".into(),
+            _ => "issues".into(),
+        };
         return (format!("{what}: {}", app.mnemonic(i.pc)), Color::Green);
     }
     if let Some(since) = m.at_barrier(w, c) {
