@@ -839,14 +839,15 @@ fn arbitration_rows(s: &Suite) -> Result<Vec<Row>> {
     );
     // Turns with fewer warps: 1-2-2-1 alone with two and four warps per
     // scheduler (the tuned 12x12 and 8x8 SGEMMs' occupancies), and with two
-    // in a loop four times as long. A scheduler whose warp finds the shared
-    // group taken has fewer other warps to issue, so a pair that the loop's
-    // counter and branch shifted out of turns takes longer to settle back:
-    // the longer loop says how much is lost at each disturbance and how much
-    // in between. The paper's SGEMM runs two warps a scheduler and takes the
-    // group "in turn"; no K20m figure is published for it.
+    // in a loop four times as long. With two warps the loop's counter and
+    // branch (`0x28`, eleven cycles each) leave idle cycles the scheduler's
+    // other warp cannot fill, and shift the pairs out of turns; the longer
+    // loop has a quarter of those disturbances a group. The paper's SGEMM
+    // runs two warps a scheduler and takes the group "in turn"; no K20m
+    // figure is published for it. Each row's share of the pairs asked for
+    // that issued apart is the model's own (a card counts no pairs).
     for (threads, groups) in [(256, 36), (512, 36), (256, 144)] {
-        let (v, _) = s.issue_looped(
+        let (v, t) = s.issue_looped(
             group(&ins, "NOP"),
             order_fields([1, 2, 2, 1]),
             6,
@@ -865,6 +866,19 @@ fn arbitration_rows(s: &Suite) -> Result<Vec<Row>> {
             v,
             "ops/clk/SM",
         ));
+        if let Some(t) = t {
+            let st = &t.stats;
+            let apart: u64 = st.pairs_apart.iter().sum();
+            rows.push(Row::new(
+                "arbitration",
+                format!(
+                    "1-2-2-1, {} warps/scheduler{long}: pairs issued apart",
+                    threads / 128
+                ),
+                100.0 * apart as f64 / (st.dual + apart).max(1) as f64,
+                "% asked",
+            ));
+        }
     }
     Ok(rows)
 }
