@@ -42,16 +42,15 @@ impl Timeline<'_> {
                 } else {
                     app.text(pc).to_string()
                 };
-                // First, so that a narrow column does not cut them off.
-                let bank = if conflict >= 2 {
-                    format!("!{conflict} ")
-                } else {
-                    String::new()
-                };
-                let bank = match apart {
-                    Some(why) => format!("{bank}{} ", apart_short(why).1),
-                    None => bank,
-                };
+                // First, so that a narrow column does not cut them off: the
+                // bank conflict's degree, then why a pair issued apart.
+                let mut marks = String::new();
+                if conflict >= 2 {
+                    marks = format!("!{conflict} ");
+                }
+                if let Some(why) = apart {
+                    marks = format!("{marks}{} ", apart_short(why).1);
+                }
                 let style = if conflict >= 2 {
                     Style::default().fg(Color::Red)
                 } else if dual {
@@ -64,7 +63,7 @@ impl Timeline<'_> {
                 let followed = app.follow == Some(warp);
                 let mark = if followed { "▶" } else { "" };
                 (
-                    format!("{mark}w{} {bank}{body}", warp_name(warp)),
+                    format!("{mark}w{} {marks}{body}", warp_name(warp)),
                     if followed {
                         style.add_modifier(Modifier::BOLD)
                     } else {
