@@ -220,17 +220,18 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
         out.contains("the card is in band in"),
         "the summary counts the rows held to a figure: {out}"
     );
-    // Each reading's row tells its values apart (by more than 10%), and a
-    // card that stores what the model did is nearer the configuration's.
+    // Each reading's row tells the configuration's value from every other
+    // (by more than 3%, three times what `--card` takes as apart), and a
+    // card that stores what the model did is nearer the configuration's alone.
     let readings = report["readings"].as_array().expect("readings");
-    assert_eq!(readings.len(), 5);
+    assert_eq!(readings.len(), 6);
     for r in readings {
         let figures = r["figures"].as_array().expect("figures");
         let own = figures[0][1].as_f64().expect("a figure");
         for f in &figures[1..] {
             let other = f[1].as_f64().expect("a figure");
             assert!(
-                (other - own).abs() > 0.1 * own,
+                (other - own).abs() > 0.03 * own,
                 "{}: {own} against {other}",
                 r["field"]
             );

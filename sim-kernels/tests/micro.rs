@@ -2,10 +2,11 @@
 //! band (every throughput of the facts within 2%, 1-2-2-1 the best of the six
 //! orders, LDS.64 within 5% of 137 GB/s and above LDS.32 and LDS.128, the
 //! streaming reads within 5%, LDS latency within 2 cycles of 28), the rows
-//! the table prints, and the counts of each kind.
+//! the table prints, the counts of each kind, and which reading a card's
+//! figure is nearer.
 
 use sim_core::config::Config;
-use sim_kernels::micro::{count, out_of_band, suite, table, Kind};
+use sim_kernels::micro::{count, out_of_band, suite, table, Kind, Reading, APART};
 use sim_kernels::workload::root;
 
 #[test]
@@ -99,4 +100,33 @@ fn a_store_on_four_lines_tells_a_replayed_issue_from_the_unit_alone() {
         "three replays in issue slots: {issued} against {unit} cycles"
     );
     assert!((1.5..=2.5).contains(&unit), "the unit alone: {unit} cycles");
+}
+
+#[test]
+fn a_card_is_nearer_every_value_whose_figure_the_row_cannot_tell_apart() {
+    // The arbitration row's figures under its three readings.
+    let r = Reading {
+        field: "shared_group_arbitration",
+        row: "1-2-2-1, 2 warps/scheduler",
+        figures: vec![(2, 167.77), (1, 173.87), (0, 174.92)],
+    };
+    // Nearest one figure, far from the others.
+    assert_eq!(r.nearer(167.77), [2]);
+    assert_eq!(r.nearer(160.0), [2]);
+    assert_eq!(r.nearer(169.0), [2]);
+    // Nearest one of two figures within 1% of each other: both, nearest first.
+    assert_eq!(r.nearer(174.9), [0, 1]);
+    assert_eq!(r.nearer(173.0), [1, 0]);
+    assert_eq!(r.nearer(190.0), [0, 1]);
+    // Two values 1% apart are told apart only past that.
+    let close = Reading {
+        figures: vec![(3, 100.0), (2, 100.0 * (1.0 + APART) + 0.01)],
+        ..r.clone()
+    };
+    assert_eq!(close.nearer(99.0), [3]);
+    let tied = Reading {
+        figures: vec![(3, 100.0), (2, 100.0 * (1.0 + APART) - 0.01)],
+        ..r
+    };
+    assert_eq!(tied.nearer(99.0), [3, 2]);
 }
