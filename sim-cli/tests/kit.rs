@@ -224,7 +224,7 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     // (by more than 3%, three times what `--card` takes as apart), and a
     // card that stores what the model did is nearer the configuration's alone.
     let readings = report["readings"].as_array().expect("readings");
-    assert_eq!(readings.len(), 6);
+    assert_eq!(readings.len(), 7);
     for r in readings {
         let figures = r["figures"].as_array().expect("figures");
         let own = figures[0][1].as_f64().expect("a figure");

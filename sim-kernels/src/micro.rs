@@ -1447,7 +1447,7 @@ pub const APART: f64 = 0.01;
 /// The readings that rest on no measurement, or on a documented figure a
 /// card can check directly, and the prediction row that would settle each
 /// (docs/microbenchmarks.md), with the values each is read with.
-const READINGS: [(&str, &str, &[u32]); 6] = [
+const READINGS: [(&str, &str, &[u32]); 7] = [
     (
         "conflict_holds_warp",
         "FFMA 2-way, no shared operand, 2 warps/scheduler",
@@ -1478,6 +1478,7 @@ const READINGS: [(&str, &str, &[u32]); 6] = [
         "FFMA R5, R4, R1, R0, 2 warps/scheduler",
         &[3, 2],
     ),
+    ("alu_latency", "0x26 latency", &[11, 9]),
 ];
 
 /// The field `name` of `t`.
@@ -1489,6 +1490,7 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
         "unit_starvation_cycles" => Some(&mut t.unit_starvation_cycles),
         "issue_interval" => Some(&mut t.issue_interval),
+        "alu_latency" => Some(&mut t.alu_latency),
         _ => None,
     }
 }
