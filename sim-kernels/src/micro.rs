@@ -1409,9 +1409,9 @@ pub fn card_table(rows: &[Compared]) -> String {
     t
 }
 
-/// A reading of the model that one prediction row tells apart on a card: the
-/// configuration field, the row, and the row's figure on the model under
-/// each value the field is read with.
+/// A reading of the model and one prediction row that tells its values apart
+/// on a card: the configuration field, the row, and the row's figure on the
+/// model under each value the field is read with.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Reading {
     pub field: &'static str,
@@ -1445,40 +1445,47 @@ impl Reading {
 pub const APART: f64 = 0.01;
 
 /// The readings that rest on no measurement, or on a documented figure a
-/// card can check directly, and the prediction row that would settle each
-/// (docs/microbenchmarks.md), with the values each is read with.
-const READINGS: [(&str, &str, &[u32]); 7] = [
+/// card can check directly, the prediction rows that would settle each
+/// (docs/microbenchmarks.md; several where no one row tells every value from
+/// the others), and the values each is read with.
+const READINGS: [(&str, &[&str], &[u32]); 7] = [
     (
         "conflict_holds_warp",
-        "FFMA 2-way, no shared operand, 2 warps/scheduler",
+        &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
         &[1, 0],
     ),
     (
         "reuse_warps",
-        "FFMA R5, R2, R1, R0, 2 warps/scheduler",
+        &["FFMA R5, R2, R1, R0, 2 warps/scheduler"],
         &[2, 0],
     ),
+    // Each row tells one value from the other two: 2 with two warps, 1 with
+    // four, 0 closed by barriers (where the losing scheduler lags).
     (
         "shared_group_arbitration",
-        "1-2-2-1, 2 warps/scheduler",
+        &[
+            "1-2-2-1, 2 warps/scheduler",
+            "1-2-2-1, 4 warps/scheduler",
+            "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
+        ],
         &[2, 1, 0],
     ),
     (
         "global_lsu_bytes",
-        "LDS.64 beside LD.E (1 in 9)",
+        &["LDS.64 beside LD.E (1 in 9)"],
         &[32, 128],
     ),
     (
         "unit_starvation_cycles",
-        "LDS.64 beside LD.E: fastest warp / slowest",
+        &["LDS.64 beside LD.E: fastest warp / slowest"],
         &[65536, 1],
     ),
     (
         "issue_interval",
-        "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+        &["FFMA R5, R4, R1, R0, 2 warps/scheduler"],
         &[3, 2],
     ),
-    ("alu_latency", "0x26 latency", &[11, 9]),
+    ("alu_latency", &["0x26 latency"], &[11, 9]),
 ];
 
 /// The field `name` of `t`.
@@ -1508,9 +1515,9 @@ fn set_reading(t: &mut sim_core::config::Timing, name: &str, v: u32) {
     }
 }
 
-/// Each reading's row on the model under `config` (`rows`, its suite) and
-/// under the field's other value (the suite run again with only that field
-/// changed).
+/// Each reading's rows on the model under `config` (`rows`, its suite) and
+/// under each of the field's other values (the suite run again with only that
+/// field changed): a [`Reading`] a row.
 pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Result<Vec<Reading>> {
     let figure = |rows: &[Row], name: &str| {
         rows.iter()
@@ -1519,19 +1526,27 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
             .ok_or_else(|| fail!("the suite has no row `{name}`"))
     };
     let mut out = Vec::new();
-    for (name, row, values) in READINGS {
+    for (name, names, values) in READINGS {
         let mut c = *config;
         let own = *field(&mut c.timing, name).ok_or_else(|| fail!("no field {name}"))?;
-        let mut figures = vec![(own, figure(rows, row)?)];
+        let mut figures: Vec<Vec<(u32, f64)>> = names
+            .iter()
+            .map(|row| Ok(vec![(own, figure(rows, row)?)]))
+            .collect::<Result<_>>()?;
         for &v in values.iter().filter(|&&v| v != own) {
             set_reading(&mut c.timing, name, v);
-            figures.push((v, figure(&suite(root, &c, fast)?, row)?));
+            let under = suite(root, &c, fast)?;
+            for (row, f) in names.iter().zip(&mut figures) {
+                f.push((v, figure(&under, row)?));
+            }
         }
-        out.push(Reading {
-            field: name,
-            row,
-            figures,
-        });
+        for (row, figures) in names.iter().zip(figures) {
+            out.push(Reading {
+                field: name,
+                row,
+                figures,
+            });
+        }
     }
     Ok(out)
 }
@@ -1558,7 +1573,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
         "the readings these rows settle (the card; the model under each value of the field):"
     );
     let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
-    for r in readings {
+    for (i, r) in readings.iter().enumerate() {
         let Some(v) = on_card(r.row) else {
             continue;
         };
@@ -1575,6 +1590,35 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
             under.join(", "),
             nearer(&r.nearer(v))
         );
+        // After a field's last row, when it has several: the values the card
+        // is nearer on every one of them.
+        let rows: Vec<&Reading> = readings.iter().filter(|o| o.field == r.field).collect();
+        let last = readings[i + 1..].iter().all(|o| o.field != r.field);
+        if rows.len() > 1 && last {
+            let mut both: Option<Vec<u32>> = None;
+            let mut all = true;
+            for o in &rows {
+                let Some(c) = on_card(o.row) else {
+                    all = false;
+                    continue;
+                };
+                let near = o.nearer(c);
+                both = Some(match both {
+                    None => near,
+                    Some(b) => b.into_iter().filter(|x| near.contains(x)).collect(),
+                });
+            }
+            let verdict = match both {
+                Some(b) if !b.is_empty() => nearer(&b),
+                _ => "none on every row".into(),
+            };
+            let together = if all {
+                format!("the {} rows together", rows.len())
+            } else {
+                "the rows the card ran, together".into()
+            };
+            let _ = writeln!(t, "  {:<24} {together:<50} nearer {verdict}", r.field);
+        }
     }
     // The latencies measured on another GK110, which the card measures on
     // itself.

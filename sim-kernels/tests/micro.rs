@@ -6,7 +6,9 @@
 //! figure is nearer.
 
 use sim_core::config::Config;
-use sim_kernels::micro::{count, out_of_band, suite, table, Kind, Reading, APART};
+use sim_kernels::micro::{
+    count, out_of_band, readings_table, suite, table, Kind, Reading, Row, APART,
+};
 use sim_kernels::workload::root;
 
 #[test]
@@ -129,4 +131,61 @@ fn a_card_is_nearer_every_value_whose_figure_the_row_cannot_tell_apart() {
         ..r
     };
     assert_eq!(tied.nearer(99.0), [3, 2]);
+}
+
+#[test]
+fn the_arbitration_rows_together_name_the_one_reading_a_card_is_nearer() {
+    // The three rows' figures under shared_group_arbitration 2, 1 and 0.
+    let names = [
+        "1-2-2-1, 2 warps/scheduler",
+        "1-2-2-1, 4 warps/scheduler",
+        "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
+    ];
+    let under: [[f64; 3]; 3] = [
+        [167.77, 173.87, 174.92],
+        [184.27, 176.31, 182.89],
+        [120.21, 120.21, 111.48],
+    ];
+    let readings: Vec<Reading> = names
+        .iter()
+        .zip(under)
+        .map(|(row, f)| Reading {
+            field: "shared_group_arbitration",
+            row,
+            figures: vec![(2, f[0]), (1, f[1]), (0, f[2])],
+        })
+        .collect();
+    let card = |figures: [f64; 3]| -> Vec<Row> {
+        names
+            .iter()
+            .zip(figures)
+            .map(|(name, simulated)| Row {
+                group: "arbitration",
+                name: name.to_string(),
+                kind: Kind::Prediction,
+                measured: None,
+                simulated,
+                unit: "ops/clk/SM",
+                band: None,
+                absolute: false,
+                ok: true,
+            })
+            .collect()
+    };
+    let verdict = |figures: [f64; 3]| {
+        let t = readings_table(&readings, &card(figures), &Config::default());
+        let line = t
+            .lines()
+            .find(|l| l.contains("the 3 rows together"))
+            .unwrap_or_else(|| panic!("no verdict: {t}"))
+            .to_string();
+        line.split("nearer ").nth(1).expect("a verdict").to_string()
+    };
+    // A card that reads as the model does under each value: no single row
+    // names one value alone under 1 and 0, the three together do.
+    for (i, value) in ["2", "1", "0"].into_iter().enumerate() {
+        assert_eq!(verdict([under[0][i], under[1][i], under[2][i]]), value);
+    }
+    // A card that reads as no one value: said so.
+    assert_eq!(verdict([167.77, 176.31, 111.48]), "none on every row");
 }
