@@ -1563,8 +1563,10 @@ fn nearer(values: &[u32]) -> String {
 
 /// What the card says of each reading, as `keplersim bench micro --card`
 /// prints it: the row's figure on the card, on the model under each value
-/// of the field, and the value the card is nearer; then the L2 and L1 hits
-/// the card measured beside `l2_latency` and `l1_latency`.
+/// of the field, and the value the card is nearer (after a reading's last
+/// row, when it has several, the values it is nearer on all); then the
+/// latencies the card measured beside `l2_latency`, `l1_latency` and
+/// `fp64_latency`.
 pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> String {
     use std::fmt::Write;
     let mut t = String::new();
@@ -1574,22 +1576,21 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
     );
     let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
     for (i, r) in readings.iter().enumerate() {
-        let Some(v) = on_card(r.row) else {
-            continue;
-        };
-        let under: Vec<String> = r
-            .figures
-            .iter()
-            .map(|(value, f)| format!("{value}: {f:.2}"))
-            .collect();
-        let _ = writeln!(
-            t,
-            "  {:<24} {:<50} card {v:.2}; {}; nearer {}",
-            r.field,
-            r.row,
-            under.join(", "),
-            nearer(&r.nearer(v))
-        );
+        if let Some(v) = on_card(r.row) {
+            let under: Vec<String> = r
+                .figures
+                .iter()
+                .map(|(value, f)| format!("{value}: {f:.2}"))
+                .collect();
+            let _ = writeln!(
+                t,
+                "  {:<24} {:<50} card {v:.2}; {}; nearer {}",
+                r.field,
+                r.row,
+                under.join(", "),
+                nearer(&r.nearer(v))
+            );
+        }
         // After a field's last row, when it has several: the values the card
         // is nearer on every one of them.
         let rows: Vec<&Reading> = readings.iter().filter(|o| o.field == r.field).collect();
@@ -1609,8 +1610,9 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
                 });
             }
             let verdict = match both {
-                Some(b) if !b.is_empty() => nearer(&b),
-                _ => "none on every row".into(),
+                None => continue,
+                Some(b) if b.is_empty() => "none on every row".into(),
+                Some(b) => nearer(&b),
             };
             let together = if all {
                 format!("the {} rows together", rows.len())
