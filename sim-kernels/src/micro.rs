@@ -1410,82 +1410,95 @@ pub fn card_table(rows: &[Compared]) -> String {
 }
 
 /// A reading of the model and one prediction row that tells its values apart
-/// on a card: the configuration field, the row, and the row's figure on the
-/// model under each value the field is read with.
+/// on a card: the configuration fields, the row, and the row's figure on the
+/// model under each setting of the fields the reading is read with.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Reading {
-    pub field: &'static str,
+    /// The fields, joined by `/` when several are read together
+    /// (`issue_interval/alu_latency`).
+    pub field: String,
     pub row: &'static str,
-    /// (the field's value, the row's figure on the model under it); the
-    /// configuration's own value first.
-    pub figures: Vec<(u32, f64)>,
+    /// (the setting, its values joined as the fields are (`3/11`), the row's
+    /// figure on the model under it); the configuration's own first.
+    pub figures: Vec<(String, f64)>,
 }
 
 impl Reading {
-    /// The values `card`'s figure is nearest: the one whose figure is
+    /// The settings `card`'s figure is nearest: the one whose figure is
     /// nearest, then any other whose figure is within [`APART`] of that one's
     /// (the row does not tell those apart), nearest first.
-    pub fn nearer(&self, card: f64) -> Vec<u32> {
-        let mut by: Vec<&(u32, f64)> = self.figures.iter().collect();
+    pub fn nearer(&self, card: f64) -> Vec<&str> {
+        let mut by: Vec<&(String, f64)> = self.figures.iter().collect();
         by.sort_by(|a, b| (a.1 - card).abs().total_cmp(&(b.1 - card).abs()));
         let Some(&&(_, best)) = by.first() else {
             return Vec::new();
         };
         by.into_iter()
             .filter(|f| (f.1 - best).abs() <= APART * best.abs())
-            .map(|f| f.0)
+            .map(|f| f.0.as_str())
             .collect()
     }
 }
 
-/// How far apart, as a share of the row, two values' figures must be for a
+/// How far apart, as a share of the row, two settings' figures must be for a
 /// card to tell them apart: 1%, fifty times what the K20m's own throughput
 /// rows repeat to (the FFMA row measured in two of the paper's tables, 127.50
 /// and 127.52 ops/clock/SM).
 pub const APART: f64 = 0.01;
 
 /// The readings that rest on no measurement, or on a documented figure a
-/// card can check directly, the prediction rows that would settle each
-/// (docs/microbenchmarks.md; several where no one row tells every value from
-/// the others), and the values each is read with.
-const READINGS: [(&str, &[&str], &[u32]); 7] = [
+/// card can check directly: the fields read together, the prediction rows
+/// that would settle them (docs/microbenchmarks.md; several where no one row
+/// tells every setting from the others), and the settings they are read
+/// with (a value a field).
+type Settings = &'static [&'static [u32]];
+const READINGS: [(&[&str], &[&str], Settings); 6] = [
     (
-        "conflict_holds_warp",
+        &["conflict_holds_warp"],
         &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
-        &[1, 0],
+        &[&[1], &[0]],
     ),
     (
-        "reuse_warps",
+        &["reuse_warps"],
         &["FFMA R5, R2, R1, R0, 2 warps/scheduler"],
-        &[2, 0],
+        &[&[2], &[0]],
     ),
     // Each row tells one value from the other two: 2 with two warps, 1 with
     // four, 0 closed by barriers (where the losing scheduler lags).
     (
-        "shared_group_arbitration",
+        &["shared_group_arbitration"],
         &[
             "1-2-2-1, 2 warps/scheduler",
             "1-2-2-1, 4 warps/scheduler",
             "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
         ],
-        &[2, 1, 0],
+        &[&[2], &[1], &[0]],
     ),
     (
-        "global_lsu_bytes",
+        &["global_lsu_bytes"],
         &["LDS.64 beside LD.E (1 in 9)"],
-        &[32, 128],
+        &[&[32], &[128]],
     ),
     (
-        "unit_starvation_cycles",
+        &["unit_starvation_cycles"],
         &["LDS.64 beside LD.E: fastest warp / slowest"],
-        &[65536, 1],
+        &[&[65536], &[1]],
     ),
+    // What 0x20 waits and when an ALU result can be read, read together, as
+    // 0x28 before a dependent ALU instruction covers the latency exactly
+    // under each but the second: the CUDA guide's 11; the 9 measured on a
+    // GK110 with the interval kept; 2 and 10; Mesa's "N+1 cycles" and 9. The
+    // first row tells the interval of 3 from the others; the second the
+    // interval; the third the latency under an interval of 3.
     (
-        "issue_interval",
-        &["FFMA R5, R4, R1, R0, 2 warps/scheduler"],
-        &[3, 2],
+        &["issue_interval", "alu_latency"],
+        &[
+            "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+            "0x28 latency",
+            "0x26 latency",
+        ],
+        &[&[3, 11], &[3, 9], &[2, 10], &[1, 9]],
     ),
-    ("alu_latency", &["0x26 latency"], &[11, 9]),
 ];
 
 /// The field `name` of `t`.
@@ -1502,22 +1515,15 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
     }
 }
 
-/// Reads `t` with the field `name` at `v`. The issue interval takes the ALU
-/// latency with it: `0x28`, which ptxas writes before every dependent ALU
-/// instruction, is read as covering that latency exactly (the interval and
-/// 8), so an interval of 2 is whole only with a latency of 10.
-fn set_reading(t: &mut sim_core::config::Timing, name: &str, v: u32) {
-    if let Some(f) = field(t, name) {
-        *f = v;
-    }
-    if name == "issue_interval" {
-        t.alu_latency = v + 8;
-    }
+/// A setting's values as `--card` prints them: `3/11`.
+fn label(values: &[u32]) -> String {
+    let v: Vec<String> = values.iter().map(u32::to_string).collect();
+    v.join("/")
 }
 
 /// Each reading's rows on the model under `config` (`rows`, its suite) and
-/// under each of the field's other values (the suite run again with only that
-/// field changed): a [`Reading`] a row.
+/// under each of its other settings (the suite run again with only those
+/// fields changed): a [`Reading`] a row.
 pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Result<Vec<Reading>> {
     let figure = |rows: &[Row], name: &str| {
         rows.iter()
@@ -1526,23 +1532,30 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
             .ok_or_else(|| fail!("the suite has no row `{name}`"))
     };
     let mut out = Vec::new();
-    for (name, names, values) in READINGS {
+    for (fields, names, settings) in READINGS {
         let mut c = *config;
-        let own = *field(&mut c.timing, name).ok_or_else(|| fail!("no field {name}"))?;
-        let mut figures: Vec<Vec<(u32, f64)>> = names
+        let own: Vec<u32> = fields
             .iter()
-            .map(|row| Ok(vec![(own, figure(rows, row)?)]))
+            .map(|f| field(&mut c.timing, f).map(|v| *v))
+            .collect::<Option<_>>()
+            .ok_or_else(|| fail!("no field among {fields:?}"))?;
+        let mut figures: Vec<Vec<(String, f64)>> = names
+            .iter()
+            .map(|row| Ok(vec![(label(&own), figure(rows, row)?)]))
             .collect::<Result<_>>()?;
-        for &v in values.iter().filter(|&&v| v != own) {
-            set_reading(&mut c.timing, name, v);
+        for &setting in settings.iter().filter(|&&s| s != own.as_slice()) {
+            let mut c = *config;
+            for (f, &v) in fields.iter().zip(setting) {
+                *field(&mut c.timing, f).ok_or_else(|| fail!("no field {f}"))? = v;
+            }
             let under = suite(root, &c, fast)?;
             for (row, f) in names.iter().zip(&mut figures) {
-                f.push((v, figure(&under, row)?));
+                f.push((label(setting), figure(&under, row)?));
             }
         }
         for (row, figures) in names.iter().zip(figures) {
             out.push(Reading {
-                field: name,
+                field: fields.join("/"),
                 row,
                 figures,
             });
@@ -1551,12 +1564,11 @@ pub fn readings(root: &Path, config: &Config, fast: bool, rows: &[Row]) -> Resul
     Ok(out)
 }
 
-/// The values a card is nearer, as `--card` prints them: `2`, `0 or 1`.
-fn nearer(values: &[u32]) -> String {
-    let names: Vec<String> = values.iter().map(u32::to_string).collect();
-    match names.split_last() {
+/// The settings a card is nearer, as `--card` prints them: `2`, `0 or 1`.
+fn nearer(settings: &[&str]) -> String {
+    match settings.split_last() {
         None => "-".into(),
-        Some((last, [])) => last.clone(),
+        Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
@@ -1572,7 +1584,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "the readings these rows settle (the card; the model under each value of the field):"
+        "the readings these rows settle (the card; the model under each setting of the fields):"
     );
     let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
     for (i, r) in readings.iter().enumerate() {
@@ -1584,7 +1596,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
                 .collect();
             let _ = writeln!(
                 t,
-                "  {:<24} {:<50} card {v:.2}; {}; nearer {}",
+                "  {:<26} {:<50} card {v:.2}; {}; nearer {}",
                 r.field,
                 r.row,
                 under.join(", "),
@@ -1596,7 +1608,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
         let rows: Vec<&Reading> = readings.iter().filter(|o| o.field == r.field).collect();
         let last = readings[i + 1..].iter().all(|o| o.field != r.field);
         if rows.len() > 1 && last {
-            let mut both: Option<Vec<u32>> = None;
+            let mut both: Option<Vec<&str>> = None;
             let mut all = true;
             for o in &rows {
                 let Some(c) = on_card(o.row) else {
@@ -1619,7 +1631,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
             } else {
                 "the rows the card ran, together".into()
             };
-            let _ = writeln!(t, "  {:<24} {together:<50} nearer {verdict}", r.field);
+            let _ = writeln!(t, "  {:<26} {together:<50} nearer {verdict}", r.field);
         }
     }
     // The latencies measured on another GK110, which the card measures on
@@ -1632,7 +1644,7 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
         if let Some(v) = on_card(row) {
             let _ = writeln!(
                 t,
-                "  {field:<24} {row:<50} card {v:.1} cycles; the model's {model}"
+                "  {field:<26} {row:<50} card {v:.1} cycles; the model's {model}"
             );
         }
     }

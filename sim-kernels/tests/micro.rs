@@ -107,30 +107,72 @@ fn a_store_on_four_lines_tells_a_replayed_issue_from_the_unit_alone() {
 #[test]
 fn a_card_is_nearer_every_value_whose_figure_the_row_cannot_tell_apart() {
     // The arbitration row's figures under its three readings.
+    let figures = |f: &[(&str, f64)]| f.iter().map(|&(v, x)| (v.to_string(), x)).collect();
     let r = Reading {
-        field: "shared_group_arbitration",
+        field: "shared_group_arbitration".into(),
         row: "1-2-2-1, 2 warps/scheduler",
-        figures: vec![(2, 167.77), (1, 173.87), (0, 174.92)],
+        figures: figures(&[("2", 167.77), ("1", 173.87), ("0", 174.92)]),
     };
     // Nearest one figure, far from the others.
-    assert_eq!(r.nearer(167.77), [2]);
-    assert_eq!(r.nearer(160.0), [2]);
-    assert_eq!(r.nearer(169.0), [2]);
+    assert_eq!(r.nearer(167.77), ["2"]);
+    assert_eq!(r.nearer(160.0), ["2"]);
+    assert_eq!(r.nearer(169.0), ["2"]);
     // Nearest one of two figures within 1% of each other: both, nearest first.
-    assert_eq!(r.nearer(174.9), [0, 1]);
-    assert_eq!(r.nearer(173.0), [1, 0]);
-    assert_eq!(r.nearer(190.0), [0, 1]);
-    // Two values 1% apart are told apart only past that.
+    assert_eq!(r.nearer(174.9), ["0", "1"]);
+    assert_eq!(r.nearer(173.0), ["1", "0"]);
+    assert_eq!(r.nearer(190.0), ["0", "1"]);
+    // Two settings 1% apart are told apart only past that.
     let close = Reading {
-        figures: vec![(3, 100.0), (2, 100.0 * (1.0 + APART) + 0.01)],
+        figures: figures(&[("3", 100.0), ("2", 100.0 * (1.0 + APART) + 0.01)]),
         ..r.clone()
     };
-    assert_eq!(close.nearer(99.0), [3]);
+    assert_eq!(close.nearer(99.0), ["3"]);
     let tied = Reading {
-        figures: vec![(3, 100.0), (2, 100.0 * (1.0 + APART) - 0.01)],
+        figures: figures(&[("3", 100.0), ("2", 100.0 * (1.0 + APART) - 0.01)]),
         ..r
     };
-    assert_eq!(tied.nearer(99.0), [3, 2]);
+    assert_eq!(tied.nearer(99.0), ["3", "2"]);
+}
+
+/// The verdict `--card` prints after a reading's rows (`names`, with each
+/// setting's figures in `under`, a row each), for a card reading `card`.
+fn verdict(
+    field: &str,
+    names: &[&'static str],
+    under: &[Vec<(&str, f64)>],
+    card: &[f64],
+) -> String {
+    let readings: Vec<Reading> = names
+        .iter()
+        .zip(under)
+        .map(|(&row, f)| Reading {
+            field: field.into(),
+            row,
+            figures: f.iter().map(|&(s, x)| (s.to_string(), x)).collect(),
+        })
+        .collect();
+    let rows: Vec<Row> = names
+        .iter()
+        .zip(card)
+        .map(|(name, &simulated)| Row {
+            group: "test",
+            name: name.to_string(),
+            kind: Kind::Prediction,
+            measured: None,
+            simulated,
+            unit: "",
+            band: None,
+            absolute: false,
+            ok: true,
+        })
+        .collect();
+    let t = readings_table(&readings, &rows, &Config::default());
+    let together = format!("the {} rows together", names.len());
+    let line = t
+        .lines()
+        .find(|l| l.contains(&together))
+        .unwrap_or_else(|| panic!("no verdict: {t}"));
+    line.split("nearer ").nth(1).expect("a verdict").to_string()
 }
 
 #[test]
@@ -141,51 +183,48 @@ fn the_arbitration_rows_together_name_the_one_reading_a_card_is_nearer() {
         "1-2-2-1, 4 warps/scheduler",
         "1-2-2-1 + BAR.SYNC, 2 warps/scheduler",
     ];
-    let under: [[f64; 3]; 3] = [
-        [167.77, 173.87, 174.92],
-        [184.27, 176.31, 182.89],
-        [120.21, 120.21, 111.48],
+    let under = [
+        vec![("2", 167.77), ("1", 173.87), ("0", 174.92)],
+        vec![("2", 184.27), ("1", 176.31), ("0", 182.89)],
+        vec![("2", 120.21), ("1", 120.21), ("0", 111.48)],
     ];
-    let readings: Vec<Reading> = names
-        .iter()
-        .zip(under)
-        .map(|(row, f)| Reading {
-            field: "shared_group_arbitration",
-            row,
-            figures: vec![(2, f[0]), (1, f[1]), (0, f[2])],
-        })
-        .collect();
-    let card = |figures: [f64; 3]| -> Vec<Row> {
-        names
-            .iter()
-            .zip(figures)
-            .map(|(name, simulated)| Row {
-                group: "arbitration",
-                name: name.to_string(),
-                kind: Kind::Prediction,
-                measured: None,
-                simulated,
-                unit: "ops/clk/SM",
-                band: None,
-                absolute: false,
-                ok: true,
-            })
-            .collect()
-    };
-    let verdict = |figures: [f64; 3]| {
-        let t = readings_table(&readings, &card(figures), &Config::default());
-        let line = t
-            .lines()
-            .find(|l| l.contains("the 3 rows together"))
-            .unwrap_or_else(|| panic!("no verdict: {t}"))
-            .to_string();
-        line.split("nearer ").nth(1).expect("a verdict").to_string()
-    };
+    let field = "shared_group_arbitration";
     // A card that reads as the model does under each value: no single row
     // names one value alone under 1 and 0, the three together do.
-    for (i, value) in ["2", "1", "0"].into_iter().enumerate() {
-        assert_eq!(verdict([under[0][i], under[1][i], under[2][i]]), value);
+    for i in 0..3 {
+        let card: Vec<f64> = under.iter().map(|r| r[i].1).collect();
+        assert_eq!(verdict(field, &names, &under, &card), under[0][i].0);
     }
     // A card that reads as no one value: said so.
-    assert_eq!(verdict([167.77, 176.31, 111.48]), "none on every row");
+    assert_eq!(
+        verdict(field, &names, &under, &[167.77, 176.31, 111.48]),
+        "none on every row"
+    );
+}
+
+#[test]
+fn the_issue_interval_and_alu_latency_rows_together_name_each_reading_of_the_byte() {
+    // The three rows' figures under the four settings bench micro --card
+    // reads them with (interval/latency): the model's, the GK110's measured
+    // latency, 2 and 10, Mesa's.
+    let names = [
+        "FFMA R5, R4, R1, R0, 2 warps/scheduler",
+        "0x28 latency",
+        "0x26 latency",
+    ];
+    let under = [
+        vec![
+            ("3/11", 82.29),
+            ("3/9", 82.29),
+            ("2/10", 121.81),
+            ("1/9", 122.27),
+        ],
+        vec![("3/11", 11.0), ("3/9", 11.0), ("2/10", 10.0), ("1/9", 9.0)],
+        vec![("3/11", 41.0), ("3/9", 9.0), ("2/10", 40.0), ("1/9", 39.0)],
+    ];
+    let field = "issue_interval/alu_latency";
+    for i in 0..4 {
+        let card: Vec<f64> = under.iter().map(|r| r[i].1).collect();
+        assert_eq!(verdict(field, &names, &under, &card), under[0][i].0);
+    }
 }
