@@ -1452,7 +1452,7 @@ pub const APART: f64 = 0.01;
 /// tells every setting from the others), and the settings they are read
 /// with (a value a field).
 type Settings = &'static [&'static [u32]];
-const READINGS: [(&[&str], &[&str], Settings); 6] = [
+const READINGS: [(&[&str], &[&str], Settings); 12] = [
     (
         &["conflict_holds_warp"],
         &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
@@ -1484,6 +1484,32 @@ const READINGS: [(&[&str], &[&str], Settings); 6] = [
         &["LDS.64 beside LD.E: fastest warp / slowest"],
         &[&[65536], &[1]],
     ),
+    (&["pair_rotation"], &["LDS.64 1024 KB"], &[&[1], &[0]]),
+    (
+        &["shared_cycles_by_bytes"],
+        &["LDS.64 broadcast (one word a warp)"],
+        &[&[1], &[0]],
+    ),
+    (
+        &["shared_replay_cycles"],
+        &["LDS.128 2048 KB"],
+        &[&[1], &[2]],
+    ),
+    // Documented (NVIDIA's Nsight: a replay takes an issue slot), and
+    // checkable directly.
+    (
+        &["replay_issue_cycles"],
+        &["ST.E on 4 lines in an FFMA loop, 1 warp (0x05)"],
+        &[&[1], &[0]],
+    ),
+    // 112: the texture cache hit measured on a GK110 (Arafa et al.).
+    (
+        &["ldg_cache_latency"],
+        &["LDG + TEXDEPBAR (read-only cache hit)"],
+        &[&[60], &[112]],
+    ),
+    // The paper's 16 against nouveau's 32.
+    (&["unscheduled_stall"], &["0x00 latency"], &[&[16], &[32]]),
     // What 0x20 waits and when an ALU result can be read, read together, as
     // 0x28 before a dependent ALU instruction covers the latency exactly
     // under each but the second: the CUDA guide's 11; the 9 measured on a
@@ -1509,6 +1535,12 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "shared_group_arbitration" => Some(&mut t.shared_group_arbitration),
         "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
         "unit_starvation_cycles" => Some(&mut t.unit_starvation_cycles),
+        "pair_rotation" => Some(&mut t.pair_rotation),
+        "shared_cycles_by_bytes" => Some(&mut t.shared_cycles_by_bytes),
+        "shared_replay_cycles" => Some(&mut t.shared_replay_cycles),
+        "replay_issue_cycles" => Some(&mut t.replay_issue_cycles),
+        "ldg_cache_latency" => Some(&mut t.ldg_cache_latency),
+        "unscheduled_stall" => Some(&mut t.unscheduled_stall),
         "issue_interval" => Some(&mut t.issue_interval),
         "alu_latency" => Some(&mut t.alu_latency),
         _ => None,
