@@ -339,6 +339,7 @@ fn micro_card(machine: &Machine, json: Option<&Path>, dir: &Path) -> Result<()> 
             "device": {"name": d.name, "cc": [d.cc.0, d.cc.1], "clock_khz": d.clock_khz, "sms": d.sms},
             "rows": rows,
             "readings": readings,
+            "verdicts": micro::verdicts(&readings, &on_card),
         }))?;
         std::fs::write(p, s).map_err(|e| anyhow!("{}: {e}", p.display()))?;
     }

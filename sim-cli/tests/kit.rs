@@ -266,6 +266,19 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
             .find(|l| l.trim_start().starts_with(field) && l.contains(&verdict))
             .unwrap_or_else(|| panic!("no line for {field}, {verdict}: {out}"));
         assert!(line.ends_with(&format!("nearer {own}")), "{line}");
+        // And so the JSON's verdict.
+        let verdict = report["verdicts"]
+            .as_array()
+            .expect("verdicts")
+            .iter()
+            .find(|v| {
+                v["field"] == field
+                    && (rows.len() > 1 && v["row"].is_null()
+                        || rows.len() == 1 && v["row"] == rows[0]["row"])
+            })
+            .unwrap_or_else(|| panic!("no verdict for {field}"));
+        assert_eq!(verdict["nearer"], serde_json::json!([own]), "{verdict}");
+        assert_eq!(verdict["all_rows"], true, "{verdict}");
     }
     // The latencies measured on another GK110, beside the card's own.
     for (field, row, model) in [

@@ -1605,11 +1605,71 @@ fn nearer(settings: &[&str]) -> String {
     }
 }
 
+/// What a card's figures say of a reading: on one of its rows, or (`row`
+/// none) on all of them together, when it has several.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Verdict {
+    pub field: String,
+    /// The row, or none for the reading's rows together.
+    pub row: Option<&'static str>,
+    /// The row's figure on the card (none for the rows together).
+    pub card: Option<f64>,
+    /// The settings the card is nearer, nearest first; for the rows
+    /// together, those it is nearer on every row the card ran (empty: none).
+    pub nearer: Vec<String>,
+    /// For the rows together: whether the card ran every one of them.
+    pub all_rows: bool,
+}
+
+/// The verdicts on `readings` of the card's rows `card`: one a row the card
+/// ran, then after a reading's last row, when it has several, one for its
+/// rows together.
+pub fn verdicts(readings: &[Reading], card: &[Row]) -> Vec<Verdict> {
+    let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
+    let owned = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
+    let mut out = Vec::new();
+    for (i, r) in readings.iter().enumerate() {
+        if let Some(v) = on_card(r.row) {
+            out.push(Verdict {
+                field: r.field.clone(),
+                row: Some(r.row),
+                card: Some(v),
+                nearer: owned(r.nearer(v)),
+                all_rows: true,
+            });
+        }
+        let rows: Vec<&Reading> = readings.iter().filter(|o| o.field == r.field).collect();
+        let last = readings[i + 1..].iter().all(|o| o.field != r.field);
+        if rows.len() < 2 || !last {
+            continue;
+        }
+        let ran: Vec<Vec<&str>> = rows
+            .iter()
+            .filter_map(|o| on_card(o.row).map(|c| o.nearer(c)))
+            .collect();
+        let Some((first, rest)) = ran.split_first() else {
+            continue;
+        };
+        let both: Vec<&str> = first
+            .iter()
+            .filter(|x| rest.iter().all(|near| near.contains(x)))
+            .copied()
+            .collect();
+        out.push(Verdict {
+            field: r.field.clone(),
+            row: None,
+            card: None,
+            nearer: owned(both),
+            all_rows: ran.len() == rows.len(),
+        });
+    }
+    out
+}
+
 /// What the card says of each reading, as `keplersim bench micro --card`
-/// prints it: the row's figure on the card, on the model under each value
-/// of the field, and the value the card is nearer (after a reading's last
-/// row, when it has several, the values it is nearer on all); then the
-/// latencies the card measured beside `l2_latency`, `l1_latency` and
+/// prints it: the row's figure on the card, on the model under each setting
+/// of the fields, and the settings the card is nearer ([`verdicts`]); then
+/// the latencies the card measured beside `l2_latency`, `l1_latency` and
 /// `fp64_latency`.
 pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> String {
     use std::fmt::Write;
@@ -1618,54 +1678,41 @@ pub fn readings_table(readings: &[Reading], card: &[Row], config: &Config) -> St
         t,
         "the readings these rows settle (the card; the model under each setting of the fields):"
     );
-    let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
-    for (i, r) in readings.iter().enumerate() {
-        if let Some(v) = on_card(r.row) {
-            let under: Vec<String> = r
-                .figures
-                .iter()
-                .map(|(value, f)| format!("{value}: {f:.2}"))
-                .collect();
-            let _ = writeln!(
-                t,
-                "  {:<26} {:<50} card {v:.2}; {}; nearer {}",
-                r.field,
-                r.row,
-                under.join(", "),
-                nearer(&r.nearer(v))
-            );
-        }
-        // After a field's last row, when it has several: the values the card
-        // is nearer on every one of them.
-        let rows: Vec<&Reading> = readings.iter().filter(|o| o.field == r.field).collect();
-        let last = readings[i + 1..].iter().all(|o| o.field != r.field);
-        if rows.len() > 1 && last {
-            let mut both: Option<Vec<&str>> = None;
-            let mut all = true;
-            for o in &rows {
-                let Some(c) = on_card(o.row) else {
-                    all = false;
-                    continue;
-                };
-                let near = o.nearer(c);
-                both = Some(match both {
-                    None => near,
-                    Some(b) => b.into_iter().filter(|x| near.contains(x)).collect(),
-                });
+    for v in verdicts(readings, card) {
+        let names: Vec<&str> = v.nearer.iter().map(String::as_str).collect();
+        let near = nearer(&names);
+        match (v.row, v.card) {
+            (Some(row), Some(c)) => {
+                let under: Vec<String> = readings
+                    .iter()
+                    .filter(|r| r.field == v.field && r.row == row)
+                    .flat_map(|r| r.figures.iter())
+                    .map(|(value, f)| format!("{value}: {f:.2}"))
+                    .collect();
+                let _ = writeln!(
+                    t,
+                    "  {:<26} {row:<50} card {c:.2}; {}; nearer {near}",
+                    v.field,
+                    under.join(", "),
+                );
             }
-            let verdict = match both {
-                None => continue,
-                Some(b) if b.is_empty() => "none on every row".into(),
-                Some(b) => nearer(&b),
-            };
-            let together = if all {
-                format!("the {} rows together", rows.len())
-            } else {
-                "the rows the card ran, together".into()
-            };
-            let _ = writeln!(t, "  {:<26} {together:<50} nearer {verdict}", r.field);
+            _ => {
+                let together = if v.all_rows {
+                    let n = readings.iter().filter(|r| r.field == v.field).count();
+                    format!("the {n} rows together")
+                } else {
+                    "the rows the card ran, together".into()
+                };
+                let near = if v.nearer.is_empty() {
+                    "none on every row".into()
+                } else {
+                    near
+                };
+                let _ = writeln!(t, "  {:<26} {together:<50} nearer {near}", v.field);
+            }
         }
     }
+    let on_card = |name: &str| card.iter().find(|c| c.name == name).map(|c| c.simulated);
     // The latencies measured on another GK110, which the card measures on
     // itself.
     for (field, row, model) in [

@@ -7,7 +7,7 @@
 
 use sim_core::config::Config;
 use sim_kernels::micro::{
-    count, out_of_band, readings_table, suite, table, Kind, Reading, Row, APART,
+    count, out_of_band, readings_table, suite, table, verdicts, Kind, Reading, Row, APART,
 };
 use sim_kernels::workload::root;
 
@@ -134,15 +134,10 @@ fn a_card_is_nearer_every_value_whose_figure_the_row_cannot_tell_apart() {
     assert_eq!(tied.nearer(99.0), ["3", "2"]);
 }
 
-/// The verdict `--card` prints after a reading's rows (`names`, with each
-/// setting's figures in `under`, a row each), for a card reading `card`.
-fn verdict(
-    field: &str,
-    names: &[&'static str],
-    under: &[Vec<(&str, f64)>],
-    card: &[f64],
-) -> String {
-    let readings: Vec<Reading> = names
+/// A reading's rows (`names`, with each setting's figures in `under`, a row
+/// each).
+fn readings(field: &str, names: &[&'static str], under: &[Vec<(&str, f64)>]) -> Vec<Reading> {
+    names
         .iter()
         .zip(under)
         .map(|(&row, f)| Reading {
@@ -150,8 +145,12 @@ fn verdict(
             row,
             figures: f.iter().map(|&(s, x)| (s.to_string(), x)).collect(),
         })
-        .collect();
-    let rows: Vec<Row> = names
+        .collect()
+}
+
+/// A card's figures for the rows `names`.
+fn card_rows(names: &[&str], card: &[f64]) -> Vec<Row> {
+    names
         .iter()
         .zip(card)
         .map(|(name, &simulated)| Row {
@@ -165,8 +164,22 @@ fn verdict(
             absolute: false,
             ok: true,
         })
-        .collect();
-    let t = readings_table(&readings, &rows, &Config::default());
+        .collect()
+}
+
+/// The verdict `--card` prints after a reading's rows, for a card reading
+/// `card` on them.
+fn verdict(
+    field: &str,
+    names: &[&'static str],
+    under: &[Vec<(&str, f64)>],
+    card: &[f64],
+) -> String {
+    let t = readings_table(
+        &readings(field, names, under),
+        &card_rows(names, card),
+        &Config::default(),
+    );
     let together = format!("the {} rows together", names.len());
     let line = t
         .lines()
@@ -200,6 +213,14 @@ fn the_arbitration_rows_together_name_the_one_reading_a_card_is_nearer() {
         verdict(field, &names, &under, &[167.77, 176.31, 111.48]),
         "none on every row"
     );
+    // A card that ran two of the rows: the two together, said so.
+    let two = verdicts(
+        &readings(field, &names, &under),
+        &card_rows(&names[..2], &[173.87, 176.31]),
+    );
+    let last = two.last().expect("a verdict");
+    assert_eq!((last.row, last.all_rows), (None, false));
+    assert_eq!(last.nearer, ["1"]);
 }
 
 #[test]
