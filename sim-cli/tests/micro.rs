@@ -942,6 +942,46 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             "120.21, 0: ",
             "; nearer",
         ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs one bank each, 1 warp/scheduler",
+            2,
+            "with one warp a scheduler ",
+            " and 113.33",
+        ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "145.54 and ",
+            ", a ratio",
+        ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across / one bank each, 1 warp/scheduler",
+            2,
+            "a ratio of ",
+            " that reading apart",
+        ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs one bank each, 2 warps/scheduler",
+            2,
+            "with two, ",
+            " and 165.29",
+        ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 2 warps/scheduler",
+            2,
+            "167.77 and ",
+            " (0.99)",
+        ),
     ];
     let flat = |rel: &str| {
         let text = std::fs::read_to_string(root().join(rel)).unwrap();
