@@ -143,6 +143,13 @@ enum GenCmd {
         /// alone).
         #[arg(long, value_enum, value_name = "THREADS")]
         b_loaders: Option<Loaders>,
+        /// The FFMA order and accumulator banks, for the 12x12 steps from
+        /// reg on: `published` (the paper's published order and banks) or
+        /// `solved` (the generator's order, banks solved so that no pair reads
+        /// two registers of one bank). Default: the step's own (`published`
+        /// for reg to paper, `solved` for the tuned kernel).
+        #[arg(long, value_enum, value_name = "ORDER")]
+        order: Option<FfmaOrder>,
         /// The .sass file to write.
         #[arg(short, long)]
         output: PathBuf,
@@ -163,12 +170,20 @@ enum Loaders {
     Last,
 }
 
+/// The FFMA order and accumulator banks (`gen sgemm --order`).
+#[derive(Clone, Copy, ValueEnum)]
+enum FfmaOrder {
+    Published,
+    Solved,
+}
+
 fn gen(cmd: GenCmd) -> Result<()> {
     match cmd {
         GenCmd::Sgemm {
             step,
             block,
             b_loaders,
+            order,
             output,
             launch,
             size,
@@ -184,6 +199,14 @@ fn gen(cmd: GenCmd) -> Result<()> {
             })?;
             if let Some(b) = b_loaders {
                 v.b_last = matches!(b, Loaders::Last);
+            }
+            if let Some(o) = order {
+                if !v.banked || block != 12 {
+                    anyhow::bail!(
+                        "--order: the FFMA order is chosen for the 12x12 kernel's steps from reg on (bank-aware allocation), not for --step {step} --block {block}"
+                    );
+                }
+                v.published = matches!(o, FfmaOrder::Published);
             }
             let tile = v.tile();
             if size == 0 || size % tile != 0 {

@@ -982,6 +982,38 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             "167.77 and ",
             " (0.99)",
         ),
+        (
+            SG,
+            &[],
+            "FFMA 1-2-2-1, pairs one bank each, 1 warp/scheduler",
+            2,
+            "readings apart on a card: ",
+            " and 113.33",
+        ),
+        (
+            SG,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "apart on a card: 145.54 and ",
+            " operations per clock",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA 1-2-2-1, pairs one bank each, 1 warp/scheduler",
+            2,
+            "tell the two apart on a card: ",
+            " and 113.33",
+        ),
+        (
+            TM,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "apart on a card: 145.54 and ",
+            " in the model",
+        ),
     ];
     let flat = |rel: &str| {
         let text = std::fs::read_to_string(root().join(rel)).unwrap();

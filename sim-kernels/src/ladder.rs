@@ -489,7 +489,7 @@ mod tests {
                 ("+LD128".into(), "+23.9%".into(), "24-38%".into()),
             ]
         );
-        // The model's figures at 1536: +LD128 and the whole ladder miss.
+        // +LD128 and the whole ladder missing together.
         let m = misses_of(&ladder([0.107, 0.233, 0.051, 1.076]));
         let what: Vec<&str> = m.iter().map(|x| x.0.as_str()).collect();
         assert_eq!(what, ["+LD128", "all"]);

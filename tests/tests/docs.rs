@@ -234,10 +234,14 @@ fn the_dual_steps_gain_in_the_loop_alone_is_the_pages() {
         (chunk, short - 384.0 * chunk)
     });
     let hundreds = |c: f64| (c / 100.0).round() as u64 * 100;
-    assert_eq!(hundreds(single.1), hundreds(dual.1), "{single:?} {dual:?}");
+    assert!(
+        (single.1 / dual.1 - 1.0).abs() < 0.02,
+        "{single:?} {dual:?}"
+    );
     let want = format!(
-        "the same outside their loops, about {} cycles on an SM alone",
-        grouped(hundreds(single.1))
+        "the same outside their loops, about {} and {} cycles on an SM alone",
+        grouped(hundreds(single.1)),
+        grouped(hundreds(dual.1))
     );
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
     let want = format!(
@@ -293,11 +297,12 @@ fn where_the_dual_issue_loops_lose_time_is_the_pages() {
                 stall("pipe_busy"),
                 stall("barrier"),
                 stall("control_code"),
+                stall("bank_conflict"),
             ]
             .map(r),
         )
     };
-    let ([cycles, unasked, taken], share, asked, [unit_busy, unit, barrier, _]) =
+    let ([cycles, unasked, taken], share, asked, [unit_busy, unit, barrier, _, _]) =
         per_chunk("traces/sgemm/sgemm.launch.ron");
     let want = format!(
         "tuned kernel's chunk takes {cycles} cycles. Of the {} more, {unasked} are pairs \
@@ -309,12 +314,13 @@ fn where_the_dual_issue_loops_lose_time_is_the_pages() {
         cycles - 768
     );
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
-    let ([cycles, _, taken], _, _, [unit_busy, unit, barrier, ctrl]) =
+    let ([cycles, _, taken], _, _, [unit_busy, unit, barrier, ctrl, bank]) =
         per_chunk("traces/sgemm/ladder/paper.launch.ron");
     let want = format!(
-        "The paper's kernel takes {cycles}: {taken} for the shared group, {unit_busy} for \
-         the unit at seconds, {ctrl} for stalls of its `0x90` bytes that the other warp does \
-         not fill, {unit} for the unit and {barrier} at barriers."
+        "The paper's kernel takes {cycles}: {bank} for the bank conflicts of its pairs, \
+         {taken} for the shared group, {unit_busy} for the unit at seconds, {ctrl} for \
+         stalls of its `0x90` bytes that the other warp does not fill, {unit} for the unit \
+         and {barrier} at barriers."
     );
     assert!(flat.contains(&want), "docs/sgemm.md does not say `{want}`");
 }

@@ -131,6 +131,16 @@ pub(super) fn solve(
     for (&cell, &b) in &chosen {
         acc.insert(cell, pool.take(b));
     }
+    write_accumulators(body, cells, acc);
+}
+
+/// Writes each FFMA of `body` (`cells` its C element, `usize::MAX` for the
+/// other instructions) with its accumulator from `acc`.
+pub(super) fn write_accumulators(
+    body: &mut [Ins],
+    cells: &[(usize, usize)],
+    acc: &BTreeMap<(usize, usize), u8>,
+) {
     for (k, ins) in body.iter_mut().enumerate() {
         let cell = cells[k];
         if cell.0 == usize::MAX {

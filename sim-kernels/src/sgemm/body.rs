@@ -1,9 +1,9 @@
 //! The loop: its other instructions due among the FFMAs, their packing into
 //! 7-instruction groups, the dual-issued pairs and the control codes.
 
-use super::banks::{degree, solve, unit_prev};
+use super::banks::{degree, solve, unit_prev, write_accumulators};
 use super::ins::{add64, addr, arith, hx, reg, Ins};
-use super::{Load, Plan, BUF};
+use super::{published, Load, Plan, BUF};
 
 impl Plan {
     /// The loop's instructions other than its FFMAs, each with the FFMA
@@ -225,7 +225,9 @@ impl Plan {
                 }
             }
         }
-        if v.banked {
+        if v.published {
+            self.place_published(&mut body, &cells);
+        } else if v.banked {
             solve(
                 &mut body,
                 &cells,
@@ -235,14 +237,15 @@ impl Plan {
                 sh.t,
             );
         }
-        // Unpair what the banks or the rules do not let pair.
+        // Unpair what the banks or the rules do not let pair. The paper's
+        // kernel pairs as its bytes say, whatever the banks.
         if v.dual {
             for i in 0..body.len() {
                 if pair_first[i] {
                     let prev = unit_prev(&body, i);
                     let d = degree(&[&body[i], &body[i + 1]], &prev);
                     let dep = body[i].writes.iter().any(|w| body[i + 1].reads.contains(w));
-                    if d > 1 || dep {
+                    if (d > 1 && !v.paper) || dep {
                         pair_first[i] = false;
                     }
                 }
@@ -273,6 +276,21 @@ impl Plan {
         }
         let pairs = pair_first.iter().filter(|&&p| p).count();
         (body, pairs)
+    }
+}
+
+impl Plan {
+    /// The paper's published accumulator banks ([`published::c_bank`]): each
+    /// element of C gets a register of its bank, in the order the loop first
+    /// updates them.
+    fn place_published(&mut self, body: &mut [Ins], cells: &[(usize, usize)]) {
+        for &(y, x) in cells.iter().filter(|c| c.0 != usize::MAX) {
+            if !self.acc.contains_key(&(y, x)) {
+                let r = self.pool.take(published::c_bank(y, x));
+                self.acc.insert((y, x), r);
+            }
+        }
+        write_accumulators(body, cells, &self.acc);
     }
 }
 

@@ -24,14 +24,18 @@
 //!
 //! The ladder, each step on top of the last (the facts file's):
 //! `baseline` (register blocking, double buffering, unrolling, 32-bit `LD`,
-//! accumulators in order in R0.., single issue), `reg` (bank-aware allocation
-//! and an FFMA order whose neighbours share A or B), `ld128` (`LD.E.128`
+//! accumulators in order in R0.., single issue), `reg` (bank-aware allocation:
+//! the paper's published FFMA order and accumulator banks, [`published`]),
+//! `ld128` (`LD.E.128`
 //! through L2), `ldg128` (`LDG.E.128` on the read-only path with `TEXDEPBAR`),
 //! `paper` (the paper's +Dual: 1-2-2-1 dual-issue control codes, six FFMAs
 //! and one other instruction per 7-instruction group, the loop aligned to a
 //! group, and the paper's byte `0x90` on each group's seventh instruction).
-//! `dual`, the tuned kernel, is `paper` re-tuned on the model: the seventh
-//! instruction coded `0x05` (`0x20` after integer arithmetic), B loaded by
+//! `dual`, the tuned kernel, is `paper` re-tuned on the model: the generator's
+//! own FFMA order, whose neighbours share A or B, with the accumulators'
+//! banks solved so that no pair reads two registers of one bank ([`banks`]),
+//! the seventh instruction coded `0x05` (`0x20` after integer arithmetic), B
+//! loaded by
 //! the last 16T threads (A by the first), so that the schedulers issue the
 //! loop's LDGs evenly, and two columns of C in three read in the epilogue on
 //! the read-only path (`LDG.E.64`), the third through L2.
@@ -41,6 +45,7 @@ mod body;
 mod epilogue;
 mod ins;
 mod prologue;
+mod published;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -65,6 +70,10 @@ pub struct Variant {
     pub t: usize,
     /// Bank-aware allocation and FFMA order (else accumulators in order).
     pub banked: bool,
+    /// With `banked` and the 12x12 block, the paper's published FFMA order
+    /// and accumulator banks (else the generator's order with banks solved
+    /// for it). The ladder's steps from `reg` to `paper` have it.
+    pub published: bool,
     pub load: Load,
     /// Dual-issue control codes.
     pub dual: bool,
@@ -92,6 +101,7 @@ impl Variant {
         Some(Variant {
             t,
             banked: step >= 1,
+            published: (1..=4).contains(&step) && t == 12,
             load: match step {
                 0 | 1 => Load::Ld32,
                 2 => Load::Ld128,
@@ -103,25 +113,68 @@ impl Variant {
         })
     }
 
+    /// The `keplersim gen sgemm` options that make this variant: its ladder
+    /// step, block, and the FFMA order and B's loaders where those are not
+    /// the step's own (`--step dual --block 8 --b-loaders first`).
+    pub fn options(&self) -> String {
+        let (t, b_last, published) = (self.t, self.b_last, self.published);
+        let Some((name, own)) = LADDER.iter().rev().find_map(|&n| {
+            let v = Variant::ladder(n, t)?;
+            ((Variant {
+                b_last,
+                published,
+                ..v
+            }) == *self)
+                .then_some((n, v))
+        }) else {
+            return format!("--block {t}");
+        };
+        let mut o = format!("--step {name} --block {t}");
+        if published != own.published {
+            o += if published {
+                " --order published"
+            } else {
+                " --order solved"
+            };
+        }
+        if b_last != own.b_last {
+            o += if b_last {
+                " --b-loaders last"
+            } else {
+                " --b-loaders first"
+            };
+        }
+        o
+    }
+
     /// The tile's side in elements of C.
     pub fn tile(&self) -> usize {
         16 * self.t
     }
 
-    /// The kernel's name in the cubin: its ladder step's, and which threads
-    /// load B where that is not the step's own choice
-    /// (`sgemm_tn_12x12_dual_b_last`).
+    /// The kernel's name in the cubin: its ladder step's, then its FFMA
+    /// order and which threads load B where those are not the step's own
+    /// choice (`sgemm_tn_12x12_dual_published_b_last`).
     pub fn kernel_name(&self) -> String {
-        let (t, b_last) = (self.t, self.b_last);
+        let (t, b_last, published) = (self.t, self.b_last, self.published);
         let step = LADDER.iter().rev().find_map(|&n| {
             let v = Variant::ladder(n, t)?;
-            if v == *self {
-                Some(n.to_string())
-            } else if (Variant { b_last, ..v }) == *self {
-                Some(format!("{n}_b_{}", if b_last { "last" } else { "first" }))
-            } else {
-                None
+            if (Variant {
+                b_last,
+                published,
+                ..v
+            }) != *self
+            {
+                return None;
             }
+            let mut name = n.to_string();
+            if published != v.published {
+                name += if published { "_published" } else { "_solved" };
+            }
+            if b_last != v.b_last {
+                name += if b_last { "_b_last" } else { "_b_first" };
+            }
+            Some(name)
         });
         format!("sgemm_tn_{t}x{t}_{}", step.as_deref().unwrap_or("custom"))
     }
@@ -346,7 +399,9 @@ impl Plan {
             jb,
         };
 
-        let order: Vec<(usize, usize)> = if v.banked {
+        let order: Vec<(usize, usize)> = if v.published {
+            published::order()
+        } else if v.banked {
             // Row pairs (a, b); along the columns a, b, b, a, a, b, ...: each
             // FFMA shares its B value with the one before it or its A value,
             // in turn.
@@ -433,8 +488,8 @@ impl Plan {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "// Generated by `keplersim gen sgemm --step {} --block {t}`: do not edit.",
-            v.kernel_name().rsplit('_').next().unwrap_or("")
+            "// Generated by `keplersim gen sgemm {}`: do not edit.",
+            v.options()
         );
         let _ = writeln!(
             s,
