@@ -113,32 +113,40 @@ impl Variant {
         })
     }
 
+    /// The ladder step this variant is, with the step's own variant, allowing
+    /// for the FFMA order and B's loaders (`gen sgemm --order`,
+    /// `--b-loaders`), which may differ from the step's own.
+    fn step(&self) -> Option<(&'static str, Variant)> {
+        let (b_last, published) = (self.b_last, self.published);
+        LADDER.iter().rev().find_map(|&n| {
+            let own = Variant::ladder(n, self.t)?;
+            ((Variant {
+                b_last,
+                published,
+                ..own
+            }) == *self)
+                .then_some((n, own))
+        })
+    }
+
     /// The `keplersim gen sgemm` options that make this variant: its ladder
     /// step, block, and the FFMA order and B's loaders where those are not
     /// the step's own (`--step dual --block 8 --b-loaders first`).
     pub fn options(&self) -> String {
-        let (t, b_last, published) = (self.t, self.b_last, self.published);
-        let Some((name, own)) = LADDER.iter().rev().find_map(|&n| {
-            let v = Variant::ladder(n, t)?;
-            ((Variant {
-                b_last,
-                published,
-                ..v
-            }) == *self)
-                .then_some((n, v))
-        }) else {
+        let t = self.t;
+        let Some((name, own)) = self.step() else {
             return format!("--block {t}");
         };
         let mut o = format!("--step {name} --block {t}");
-        if published != own.published {
-            o += if published {
+        if self.published != own.published {
+            o += if self.published {
                 " --order published"
             } else {
                 " --order solved"
             };
         }
-        if b_last != own.b_last {
-            o += if b_last {
+        if self.b_last != own.b_last {
+            o += if self.b_last {
                 " --b-loaders last"
             } else {
                 " --b-loaders first"
@@ -156,25 +164,20 @@ impl Variant {
     /// order and which threads load B where those are not the step's own
     /// choice (`sgemm_tn_12x12_dual_published_b_last`).
     pub fn kernel_name(&self) -> String {
-        let (t, b_last, published) = (self.t, self.b_last, self.published);
-        let step = LADDER.iter().rev().find_map(|&n| {
-            let v = Variant::ladder(n, t)?;
-            if (Variant {
-                b_last,
-                published,
-                ..v
-            }) != *self
-            {
-                return None;
-            }
+        let t = self.t;
+        let step = self.step().map(|(n, own)| {
             let mut name = n.to_string();
-            if published != v.published {
-                name += if published { "_published" } else { "_solved" };
+            if self.published != own.published {
+                name += if self.published {
+                    "_published"
+                } else {
+                    "_solved"
+                };
             }
-            if b_last != v.b_last {
-                name += if b_last { "_b_last" } else { "_b_first" };
+            if self.b_last != own.b_last {
+                name += if self.b_last { "_b_last" } else { "_b_first" };
             }
-            Some(name)
+            name
         });
         format!("sgemm_tn_{t}x{t}_{}", step.as_deref().unwrap_or("custom"))
     }
