@@ -145,9 +145,10 @@ enum GenCmd {
         b_loaders: Option<Loaders>,
         /// The FFMA order and accumulator banks, for the 12x12 steps from
         /// reg on: `published` (the paper's published order and banks) or
-        /// `solved` (the generator's order, banks solved so that no pair reads
-        /// two registers of one bank). Default: the step's own (`published`
-        /// for reg to paper, `solved` for the tuned kernel).
+        /// `solved` (the generator's order, banks chosen pair by pair so that
+        /// a pair reads two registers of one bank only where no bank avoids
+        /// it). Default: the step's own (`published` for reg to paper,
+        /// `solved` for the tuned kernel).
         #[arg(long, value_enum, value_name = "ORDER")]
         order: Option<FfmaOrder>,
         /// The .sass file to write.

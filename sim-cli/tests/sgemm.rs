@@ -310,13 +310,25 @@ fn findings_but_the_stores(rel: &str) -> (String, Vec<String>) {
     (out, others)
 }
 
+/// The tuned kernels break no rule and meet no interlock. Their banks are
+/// solved so that no single FFMA reads two registers of one bank, and the
+/// pairs conflict only where the solver found no bank free of it: those stay
+/// paired (the conflict holds the warp a cycle, issuing the two apart would
+/// cost the scheduler one), and the checker finds each on a pair's first
+/// instruction, at slot 2, 4 or 6 of its group (the 12x12 kernel's five on
+/// the sixth FFMA, paired with the group's seventh instruction).
 #[test]
-fn the_tuned_kernels_have_no_conflict_and_no_hazard() {
-    for rel in ["sgemm", "sgemm8x8"] {
-        let (out, others) = findings_but_the_stores(&format!("{rel}.cubin"));
-        assert!(others.is_empty(), "{rel}:\n{out}");
+fn the_tuned_kernels_conflict_only_in_their_pairs_and_meet_no_hazard() {
+    for (rel, pairs, conflicts, by) in [
+        ("sgemm", 281, 9, [0, 0, 0, 0, 0, 0, 5, 0]),
+        ("sgemm8x8", 131, 52, [0, 0, 21, 0, 14, 0, 13, 0]),
+    ] {
+        let (by_slot, out) = ffma_conflicts_by_slot(&path(&format!("{rel}.cubin")));
+        assert_eq!(by_slot, by, "{rel}:\n{out}");
+        let (_, others) = findings_but_the_stores(&format!("{rel}.cubin"));
+        assert_eq!(others.len(), conflicts - 4, "{rel}:\n{out}");
         assert!(
-            out.contains("bank conflicts 4 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0"),
+            out.contains(&format!("{pairs} dual-issue pairs; bank conflicts {conflicts} 2-way, 0 3-way, 0 4-way; dual-issue rule breaks 0; hazards 0; unaligned loops 0")),
             "{rel}:\n{out}"
         );
     }

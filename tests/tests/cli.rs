@@ -196,7 +196,7 @@ fn gen_writes_a_kernel_the_assembler_takes_and_that_runs() {
     ]);
     assert!(r.ok, "{}", r.stderr);
     assert!(
-        r.stdout.contains("sgemm_tn_8x8_dual, 122 registers"),
+        r.stdout.contains("sgemm_tn_8x8_dual, 120 registers"),
         "{}",
         r.stdout
     );

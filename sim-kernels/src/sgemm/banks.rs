@@ -5,31 +5,6 @@ use std::collections::BTreeMap;
 
 use super::ins::{bank, reg, Ins, Pool};
 
-/// The registers the unit before the one starting at `i` read last (its last
-/// instruction's), which the operand collector reuses.
-pub(super) fn unit_prev(body: &[Ins], i: usize) -> Vec<u8> {
-    if i == 0 {
-        return Vec::new();
-    }
-    body[i - 1].reads.clone()
-}
-
-/// The busiest bank's reads of a unit, not counting what `prev` read.
-pub(super) fn degree(unit: &[&Ins], prev: &[u8]) -> u32 {
-    let mut seen: Vec<u8> = Vec::new();
-    let mut per = [0u32; 4];
-    for ins in unit {
-        for &r in &ins.reads {
-            if r == 255 || prev.contains(&r) || seen.contains(&r) {
-                continue;
-            }
-            seen.push(r);
-            per[bank(r)] += 1;
-        }
-    }
-    per.into_iter().max().unwrap_or(0)
-}
-
 /// Chooses each accumulator's bank (and register) so that every issue unit
 /// (a single instruction or a dual-issued pair) reads at most one register per
 /// bank, counting the previous instruction's operands as reused; ties go to

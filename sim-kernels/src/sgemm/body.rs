@@ -1,7 +1,7 @@
 //! The loop: its other instructions due among the FFMAs, their packing into
 //! 7-instruction groups, the dual-issued pairs and the control codes.
 
-use super::banks::{degree, solve, unit_prev, write_accumulators};
+use super::banks::{solve, write_accumulators};
 use super::ins::{add64, addr, arith, hx, reg, Ins};
 use super::{published, Load, Plan, BUF};
 
@@ -73,17 +73,14 @@ impl Plan {
         ));
         let mut predicates = vec![
             (
-                5,
                 format!("ISETP.NE.AND P0, PT, {}, RZ, PT", reg(r.kc)),
                 "P0: another chunk",
             ),
             (
-                7,
                 format!("ISETP.GT.U32.AND P3, PT, {}, RZ, P2", reg(r.kc)),
                 "P3: this thread stores the next chunk",
             ),
             (
-                9,
                 format!("ISETP.GT.U32.AND P1, PT, {}, 0x1, P2", reg(r.kc)),
                 "P1: this thread loads the chunk after next",
             ),
@@ -91,20 +88,22 @@ impl Plan {
         if sh.b_shift > 0 {
             predicates.extend([
                 (
-                    11,
                     format!("ISETP.GT.U32.AND P6, PT, {}, RZ, P4", reg(r.kc)),
                     "P6: this thread stores B of the next chunk",
                 ),
                 (
-                    13,
                     format!("ISETP.GT.U32.AND P5, PT, {}, 0x1, P4", reg(r.kc)),
                     "P5: this thread loads B of the chunk after next",
                 ),
             ]);
         }
-        for (g, text, note) in predicates {
+        // The predicates read the counter at least 24 FFMAs after the IADD
+        // writes it, then one every 12: 12 cycles even at two FFMAs a cycle,
+        // past an integer result's latency, so the interlock never holds them
+        // (on the 12x12 block, groups 5, 7, 9... of step 0).
+        for (k, (text, note)) in predicates.into_iter().enumerate() {
             xs.push((
-                sh.due(0, g),
+                sh.due(0, 1) + 24 + 12 * k,
                 Ins::new(text).r(&[r.kc]).alu().pairs().note(note),
             ));
         }
@@ -237,15 +236,17 @@ impl Plan {
                 sh.t,
             );
         }
-        // Unpair what the banks or the rules do not let pair. The paper's
-        // kernel pairs as its bytes say, whatever the banks.
+        // Unpair what the rules do not let pair: a second instruction that
+        // reads the first one's result. A pair whose reads meet on a bank
+        // stays paired, as the paper's kernel pairs whatever the banks: the
+        // conflict holds the warp one cycle and costs its scheduler a fraction
+        // of one (`timing.conflict_2way`), where issuing the two apart costs
+        // the scheduler a whole cycle.
         if v.dual {
             for i in 0..body.len() {
                 if pair_first[i] {
-                    let prev = unit_prev(&body, i);
-                    let d = degree(&[&body[i], &body[i + 1]], &prev);
                     let dep = body[i].writes.iter().any(|w| body[i + 1].reads.contains(w));
-                    if (d > 1 && !v.paper) || dep {
+                    if dep {
                         pair_first[i] = false;
                     }
                 }

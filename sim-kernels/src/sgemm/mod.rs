@@ -33,12 +33,13 @@
 //! group, and the paper's byte `0x90` on each group's seventh instruction).
 //! `dual`, the tuned kernel, is `paper` re-tuned on the model: the generator's
 //! own FFMA order, whose neighbours share A or B, with the accumulators'
-//! banks solved so that no pair reads two registers of one bank ([`banks`]),
-//! the seventh instruction coded `0x05` (`0x20` after integer arithmetic), B
-//! loaded by
-//! the last 16T threads (A by the first), so that the schedulers issue the
-//! loop's LDGs evenly, and two columns of C in three read in the epilogue on
-//! the read-only path (`LDG.E.64`), the third through L2.
+//! banks chosen pair by pair so that a pair reads two registers of one bank
+//! only where no bank avoids it ([`banks`]), and such a pair kept paired,
+//! the seventh instruction coded `0x05` (`0x20` after integer arithmetic),
+//! on the 8x8 block B loaded by the last 16T threads (A by the first), so
+//! that the schedulers issue the loop's LDGs evenly, and two columns of C in
+//! three read in the epilogue on the read-only path (`LDG.E.64`), the third
+//! through L2.
 
 mod banks;
 mod body;
