@@ -126,6 +126,7 @@ pub fn run(args: ProfileArgs) -> Result<()> {
         sim_core::check::Options {
             no_reuse: true,
             keep_reads: false,
+            ..sim_core::check::Options::for_timing(&config.timing)
         },
     );
     let slots: Vec<usize> = (0..by_slot.len().min(prog.ops.len()))

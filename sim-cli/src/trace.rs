@@ -475,6 +475,7 @@ fn header(
         sim_core::check::Options {
             no_reuse: true,
             keep_reads: false,
+            ..sim_core::check::Options::for_timing(&config.timing)
         },
     );
     let banks = |slot: u32| {

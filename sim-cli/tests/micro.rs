@@ -1014,6 +1014,46 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             "apart on a card: 145.54 and ",
             " in the model",
         ),
+        (
+            TM,
+            &["pair_reads_together=0"],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "in the model, 145.54 and ",
+            " with the pairs read apart",
+        ),
+        (
+            MB,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "card ...; 1: ",
+            ", 0: 145.54",
+        ),
+        (
+            MB,
+            &["pair_reads_together=0"],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "113.33, 0: ",
+            "; nearer",
+        ),
+        (
+            RON,
+            &[],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "on a K20m (",
+            " under 1, 145.54 under 0",
+        ),
+        (
+            RON,
+            &["pair_reads_together=0"],
+            "FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler",
+            2,
+            "113.33 under 1, ",
+            " under 0, as the pairs",
+        ),
     ];
     let flat = |rel: &str| {
         let text = std::fs::read_to_string(root().join(rel)).unwrap();

@@ -377,6 +377,19 @@ fn the_papers_kernel_has_the_conflicts_of_its_published_banks() {
         "{out}"
     );
     assert_eq!(by_slot, [0, 0, 48, 0, 48, 0, 38, 0], "{out}");
+    // Each conflict is across a pair's two instructions: read apart, the
+    // pairs meet none, and the stores' quads are all that is left.
+    let (ok, apart, err) = keplersim(&[
+        "check",
+        &path("ladder/paper.cubin"),
+        "--param",
+        "pair_reads_together=0",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        apart.contains("281 dual-issue pairs; bank conflicts 4 2-way, 0 3-way"),
+        "{apart}"
+    );
     let dir = std::env::temp_dir().join(format!("keplersim-solved-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let sass = dir.join("paper_solved.sass");

@@ -161,6 +161,9 @@ pub struct Options {
     /// however many cycles later it issues (`timing.reuse_warps` 1 or more),
     /// not only the cycle after (0).
     pub keep_reads: bool,
+    /// A dual-issued pair's operands read apart, the second's after the
+    /// first's (`timing.pair_reads_together` 0), not together.
+    pub pairs_apart: bool,
 }
 
 impl Options {
@@ -169,6 +172,7 @@ impl Options {
         Options {
             no_reuse: false,
             keep_reads: timing.reuse_warps >= 1,
+            pairs_apart: timing.pair_reads_together == 0,
         }
     }
 }
@@ -180,7 +184,7 @@ pub fn check(prog: &Program) -> Report {
 
 /// Checks one loaded kernel with `opts`.
 pub fn check_with(prog: &Program, opts: Options) -> Report {
-    let infos = pipes::infos(prog, Reading::K20M);
+    let infos = pipes::infos(prog, Reading::K20M, !opts.pairs_apart);
     // The last slot worth walking: past it only NOP padding.
     let last = (0..prog.ops.len())
         .rev()
@@ -369,35 +373,57 @@ fn hazards(infos: &[Info], unit: &[u32], st: &State, found: &mut BTreeSet<(u32, 
     }
 }
 
-/// The unit's bank conflicts, the previous unit's reads reused.
+/// The unit's bank conflicts, the previous unit's reads reused: a pair's
+/// reads together, or under `pairs_apart` each instruction's after the one
+/// before it, the busier bank of the two.
 fn conflicts(infos: &[Info], unit: &[u32], st: &State, found: &mut BTreeSet<(u32, Finding)>) {
-    let mut reads: Vec<u8> = Vec::new();
-    for &u in unit {
-        for &r in infos[u as usize].reads() {
-            if !reads.contains(&r) {
-                reads.push(r);
+    let groups: Vec<(Vec<u8>, &[u8])> = if st.opts.pairs_apart {
+        unit.iter()
+            .enumerate()
+            .map(|(k, &u)| {
+                let prev = match k {
+                    0 => st.prev_reads.as_slice(),
+                    _ => infos[unit[k - 1] as usize].reads(),
+                };
+                (infos[u as usize].reads().to_vec(), prev)
+            })
+            .collect()
+    } else {
+        let mut reads: Vec<u8> = Vec::new();
+        for &u in unit {
+            for &r in infos[u as usize].reads() {
+                if !reads.contains(&r) {
+                    reads.push(r);
+                }
+            }
+        }
+        vec![(reads, st.prev_reads.as_slice())]
+    };
+    let mut worst: Vec<u8> = Vec::new();
+    for (reads, prev) in groups {
+        let mut per: [Vec<u8>; BANKS] = Default::default();
+        for &r in &reads {
+            if prev.contains(&r) || per.iter().any(|b| b.contains(&r)) {
+                continue;
+            }
+            if let Some(b) = bank(r) {
+                per[b].push(r);
+            }
+        }
+        if let Some(most) = per.into_iter().max_by_key(|v| v.len()) {
+            if most.len() > worst.len() {
+                worst = most;
             }
         }
     }
-    let mut per: [Vec<u8>; BANKS] = Default::default();
-    for &r in &reads {
-        if st.prev_reads.contains(&r) {
-            continue;
-        }
-        if let Some(b) = bank(r) {
-            per[b].push(r);
-        }
-    }
-    if let Some(worst) = per.iter().max_by_key(|v| v.len()) {
-        if worst.len() >= 2 {
-            found.insert((
-                unit[0],
-                Finding::Conflict {
-                    degree: worst.len() as u32,
-                    regs: worst.clone(),
-                },
-            ));
-        }
+    if worst.len() >= 2 {
+        found.insert((
+            unit[0],
+            Finding::Conflict {
+                degree: worst.len() as u32,
+                regs: worst,
+            },
+        ));
     }
 }
 

@@ -221,6 +221,14 @@ timing_params! {
     /// needs N of 2 or more (2: one per dispatch unit); the rows "FFMA R5, R2,
     /// R1, R0, 2 warps/scheduler" tell 0 and 1 from 2 and more.
     reuse_warps: u32 = 2, 0, 8;
+    /// How the operand collector reads a dual-issued pair's operands: 1
+    /// together (each register once, the pair's busiest bank its conflict
+    /// degree), 0 apart (the first's, then the second's with the first's
+    /// reused, the busier of the two). Not measured; the paper's +Dual
+    /// kernel, whose published banks conflict only if read together, gains
+    /// within its measured range under 1 (docs/timing-model.md); the rows
+    /// "FFMA 1-2-2-1, pairs 2-way across their FFMAs" tell the two apart.
+    pair_reads_together: u32 = 1, 0, 1;
     /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
     lsu_per_cycle: u32 = 1, 1, 4;
     /// Cycles from an LDS's issue until its value can be used, conflict-free

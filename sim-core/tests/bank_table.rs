@@ -40,25 +40,31 @@ fn programs() -> Vec<(String, Program)> {
 fn every_slot_degree_is_the_rule_after_nothing_and_after_its_predecessor() {
     let (mut checked, mut across) = (0, 0);
     for (name, prog) in programs() {
-        let infos = infos(&prog, Reading::K20M);
-        // The instruction slots: slot 0 of each group of eight is control.
-        for p in (0..infos.len()).filter(|p| p % 8 != 0) {
-            let q = next_slot(p as u32) as usize;
-            let Some(me) = infos.get(q) else { continue };
-            let second = infos.get(next_slot(q as u32) as usize).map(|s| s.reads());
-            for (held, row) in [(&[][..], 0), (&infos[p].reads[..], 1)] {
-                let alone = issue_degree(me.reads(), me.may_conflict, None, held);
-                assert_eq!(
-                    me.degree[row][0] as u32, alone,
-                    "{name}: slot {q} after {p}"
-                );
-                if let Some(second) = second {
-                    let dual = issue_degree(me.reads(), me.may_conflict, Some(second), held);
-                    assert_eq!(me.degree[row][1] as u32, dual, "{name}: slot {q} dual");
+        // Under either reading of a pair's reads, together or apart.
+        for together in [true, false] {
+            let infos = infos(&prog, Reading::K20M, together);
+            // The instruction slots: slot 0 of each group of eight is control.
+            for p in (0..infos.len()).filter(|p| p % 8 != 0) {
+                let q = next_slot(p as u32) as usize;
+                let Some(me) = infos.get(q) else { continue };
+                let second = infos.get(next_slot(q as u32) as usize).map(|s| s.reads());
+                for (held, row) in [(&[][..], 0), (&infos[p].reads[..], 1)] {
+                    let alone = issue_degree(me.reads(), me.may_conflict, None, held, together);
+                    assert_eq!(
+                        me.degree[row][0] as u32, alone,
+                        "{name}: slot {q} after {p}"
+                    );
+                    if let Some(second) = second {
+                        let dual =
+                            issue_degree(me.reads(), me.may_conflict, Some(second), held, together);
+                        assert_eq!(me.degree[row][1] as u32, dual, "{name}: slot {q} dual");
+                    }
+                }
+                if together {
+                    checked += 1;
+                    across += (q != p + 1) as usize;
                 }
             }
-            checked += 1;
-            across += (q != p + 1) as usize;
         }
     }
     assert!(

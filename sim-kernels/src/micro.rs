@@ -699,8 +699,8 @@ fn issue_rows(s: &Suite) -> Result<Vec<Row>> {
     // banks; in the second row, as in half the pairs of the published order
     // and banks, two are on bank 1 (R3 and R11; R9 and R17 in the second
     // pair). The model counts a pair's reads together (a 2-way conflict a
-    // pair); were a pair's instructions read apart, the two rows would read
-    // alike on a card.
+    // pair); were a pair's instructions read apart (`pair_reads_together`
+    // 0), the two rows would read alike on a card.
     let pairs = |c2: &'static str, c4: &'static str| {
         [
             "FFMA R20, R0, R4, R1",
@@ -1498,7 +1498,7 @@ pub const APART: f64 = 0.01;
 /// tells every setting from the others), and the settings they are read
 /// with (a value a field).
 type Settings = &'static [&'static [u32]];
-const READINGS: [(&[&str], &[&str], Settings); 12] = [
+const READINGS: [(&[&str], &[&str], Settings); 13] = [
     (
         &["conflict_holds_warp"],
         &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
@@ -1508,6 +1508,12 @@ const READINGS: [(&[&str], &[&str], Settings); 12] = [
         &["reuse_warps"],
         &["FFMA R5, R2, R1, R0, 2 warps/scheduler"],
         &[&[2], &[0]],
+    ),
+    // Read apart, the crossed pairs read as fast as the pairs on a bank each.
+    (
+        &["pair_reads_together"],
+        &["FFMA 1-2-2-1, pairs 2-way across their FFMAs, 1 warp/scheduler"],
+        &[&[1], &[0]],
     ),
     // Each row tells one value from the other two: 2 with two warps, 1 with
     // four, 0 closed by barriers (where the losing scheduler lags).
@@ -1578,6 +1584,7 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
     match name {
         "conflict_holds_warp" => Some(&mut t.conflict_holds_warp),
         "reuse_warps" => Some(&mut t.reuse_warps),
+        "pair_reads_together" => Some(&mut t.pair_reads_together),
         "shared_group_arbitration" => Some(&mut t.shared_group_arbitration),
         "global_lsu_bytes" => Some(&mut t.global_lsu_bytes),
         "unit_starvation_cycles" => Some(&mut t.unit_starvation_cycles),

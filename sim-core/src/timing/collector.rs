@@ -98,10 +98,22 @@ pub fn conflict_degree(srcs: &[u8], prev: &[u8]) -> u32 {
 
 /// The conflict degree of one issue after an instruction that read `prev`:
 /// `first`'s reads alone (`may` tells whether two of them share a bank:
-/// [`may_conflict`]), or with `second`'s when the two dual-issue, each
-/// register read once.
-pub fn issue_degree(first: &[u8], may: bool, second: Option<&[u8]>, prev: &[u8]) -> u32 {
+/// [`may_conflict`]), or with `second`'s when the two dual-issue. A pair's
+/// reads are counted `together` (each register read once: the model's
+/// reading, `timing.pair_reads_together` 1), or apart: `first`'s after
+/// `prev`, `second`'s after `first`'s, the busier of the two.
+pub fn issue_degree(
+    first: &[u8],
+    may: bool,
+    second: Option<&[u8]>,
+    prev: &[u8],
+    together: bool,
+) -> u32 {
     match second {
+        Some(second) if !together => {
+            let alone = issue_degree(first, may, None, prev, together);
+            alone.max(conflict_degree(second, first))
+        }
         Some(second) => {
             let mut reads = [255u8; 16];
             let mut nr = 0;
@@ -175,6 +187,29 @@ mod tests {
             }
         }
         assert_eq!((two, three), (368, 64));
+    }
+
+    /// The pairs of `bench micro`'s rows `FFMA 1-2-2-1, pairs ...`: R2 and
+    /// R4 shared or reused, R3 (the first's accumulator) and R11 (the
+    /// second's) on bank 1. Counted together the pair reads two registers of
+    /// bank 1; read apart, neither instruction does.
+    #[test]
+    fn a_pairs_reads_together_or_apart() {
+        let (first, second) = ([2u8, 4, 3], [2u8, 5, 11]);
+        let prev = [0u8, 4, 1];
+        let degree = |together| issue_degree(&first, true, Some(&second), &prev, together);
+        assert_eq!((degree(true), degree(false)), (2, 1));
+        // One bank each: alike under either reading.
+        let free = [2u8, 5, 6];
+        for together in [true, false] {
+            assert_eq!(issue_degree(&first, true, Some(&free), &prev, together), 1);
+        }
+        // A conflict within one instruction counts under either.
+        let own = [9u8, 3, 1];
+        for together in [true, false] {
+            assert_eq!(issue_degree(&own, true, Some(&free), &[], together), 3);
+            assert_eq!(issue_degree(&free, true, Some(&own), &[], together), 3);
+        }
     }
 
     proptest! {

@@ -229,7 +229,11 @@ pub fn run_controlled<O: Observer>(
         why,
     })?;
     let cbank0 = build_cbank0(prog, dims, params);
-    let infos = infos(prog, super::ctrl::Reading::of(&config.timing));
+    let infos = infos(
+        prog,
+        super::ctrl::Reading::of(&config.timing),
+        config.timing.pair_reads_together >= 1,
+    );
     let launch = Launch {
         prog,
         infos: &infos,

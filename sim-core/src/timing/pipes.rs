@@ -135,8 +135,9 @@ fn wide(t: NumType) -> bool {
 }
 
 /// Works out the [`Info`] of every slot of `prog`, its control bytes read
-/// with `reading`.
-pub fn infos(prog: &Program, reading: Reading) -> Vec<Info> {
+/// with `reading`, and a dual-issued pair's reads counted `together` or
+/// apart ([`issue_degree`]).
+pub fn infos(prog: &Program, reading: Reading, together: bool) -> Vec<Info> {
     let mut infos: Vec<Info> = (0..prog.ops.len())
         .map(|slot| {
             info(
@@ -151,9 +152,9 @@ pub fn infos(prog: &Program, reading: Reading) -> Vec<Info> {
         let me = &infos[slot];
         let second = infos.get(next_slot(slot as u32) as usize);
         let degree = |prev: &[u8]| {
-            let alone = issue_degree(me.reads(), me.may_conflict, None, prev);
+            let alone = issue_degree(me.reads(), me.may_conflict, None, prev, together);
             let dual = second.map_or(0, |s| {
-                issue_degree(me.reads(), me.may_conflict, Some(s.reads()), prev)
+                issue_degree(me.reads(), me.may_conflict, Some(s.reads()), prev, together)
             });
             [alone as u8, dual as u8]
         };

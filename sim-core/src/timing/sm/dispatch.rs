@@ -85,7 +85,14 @@ impl Sm {
             Some(i) if next_slot(sc.kept[i].last) == pc => first.degree[1][dual as usize] as u32,
             Some(i) => {
                 let second = dual.then(|| last.reads());
-                issue_degree(first.reads(), first.may_conflict, second, &sc.kept[i].reads)
+                let together = t.pair_reads_together >= 1;
+                issue_degree(
+                    first.reads(),
+                    first.may_conflict,
+                    second,
+                    &sc.kept[i].reads,
+                    together,
+                )
             }
         };
         let cost = match degree {
