@@ -224,10 +224,11 @@ timing_params! {
     /// How the operand collector reads a dual-issued pair's operands: 1
     /// together (each register once, the pair's busiest bank its conflict
     /// degree), 0 apart (the first's, then the second's with the first's
-    /// reused, the busier of the two). Not measured; the paper's +Dual
-    /// kernel, whose published banks conflict only if read together, gains
-    /// within its measured range under 1 (docs/timing-model.md); the rows
-    /// "FFMA 1-2-2-1, pairs 2-way across their FFMAs" tell the two apart.
+    /// reused, the busier of the two). Not measured; the paper's published
+    /// banks conflict only if a pair is read together, and its whole ladder
+    /// (2.6x) is within the check under 1 (2.73x) and past it under 0
+    /// (2.96x; docs/timing-model.md). The rows "FFMA 1-2-2-1, pairs 2-way
+    /// across their FFMAs" tell the two apart.
     pair_reads_together: u32 = 1, 0, 1;
     /// Load/store warp-instructions the SM's 32 LD/ST units accept per cycle.
     lsu_per_cycle: u32 = 1, 1, 4;
