@@ -130,6 +130,26 @@ impl Variant {
         })
     }
 
+    /// Where this variant departs from its ladder step `own`: for the FFMA
+    /// order and B's loaders that are not the step's own, the `gen sgemm`
+    /// option and the kernel name's suffix that say so.
+    fn departures(&self, own: &Variant) -> Vec<(&'static str, &'static str)> {
+        let mut d = Vec::new();
+        if self.published != own.published {
+            d.push(match self.published {
+                true => ("--order published", "_published"),
+                false => ("--order solved", "_solved"),
+            });
+        }
+        if self.b_last != own.b_last {
+            d.push(match self.b_last {
+                true => ("--b-loaders last", "_b_last"),
+                false => ("--b-loaders first", "_b_first"),
+            });
+        }
+        d
+    }
+
     /// The `keplersim gen sgemm` options that make this variant: its ladder
     /// step, block, and the FFMA order and B's loaders where those are not
     /// the step's own (`--step dual --block 8 --b-loaders first`).
@@ -139,19 +159,8 @@ impl Variant {
             return format!("--block {t}");
         };
         let mut o = format!("--step {name} --block {t}");
-        if self.published != own.published {
-            o += if self.published {
-                " --order published"
-            } else {
-                " --order solved"
-            };
-        }
-        if self.b_last != own.b_last {
-            o += if self.b_last {
-                " --b-loaders last"
-            } else {
-                " --b-loaders first"
-            };
+        for (option, _) in self.departures(&own) {
+            o = o + " " + option;
         }
         o
     }
@@ -167,18 +176,8 @@ impl Variant {
     pub fn kernel_name(&self) -> String {
         let t = self.t;
         let step = self.step().map(|(n, own)| {
-            let mut name = n.to_string();
-            if self.published != own.published {
-                name += if self.published {
-                    "_published"
-                } else {
-                    "_solved"
-                };
-            }
-            if self.b_last != own.b_last {
-                name += if self.b_last { "_b_last" } else { "_b_first" };
-            }
-            name
+            let suffixes = self.departures(&own).into_iter().map(|(_, s)| s);
+            std::iter::once(n).chain(suffixes).collect::<String>()
         });
         format!("sgemm_tn_{t}x{t}_{}", step.as_deref().unwrap_or("custom"))
     }
