@@ -159,9 +159,11 @@ timing_params! {
     /// taken group issues another ready warp first, if it has one.
     shared_group_arbitration: u32 = 2, 0, 2;
     /// Which pair of schedulers goes first for what all four share (the
-    /// SM's load/store unit): 0 pair 0 always, 1 the pairs in turn, a cycle
-    /// each (not measured; a fixed order starves pair 1's loads).
-    pair_rotation: u32 = 1, 0, 1;
+    /// SM's load/store unit and texture pipeline): 0 pair 0 always, 1 the
+    /// pairs in turn, a cycle each; 2 the pair that took either unit last
+    /// goes second; 3 as 2, and within the pair, the scheduler that took it
+    /// goes second (not measured; a fixed order starves pair 1's loads).
+    pair_rotation: u32 = 1, 0, 3;
     /// Cycles a warp may wait for the load/store unit or the texture
     /// pipeline, while other schedulers' warps take it, before it goes first:
     /// the arbiter's guarantee of progress, not a timing figure (not

@@ -1249,7 +1249,9 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
         // both want it (the model's reading), the other's warps wait until
         // the first's are done: about 0.5. An arbiter that serves the warp
         // that has waited longest gives about 1 (`unit_starvation_cycles:
-        // 1`). The whole run takes about as long under either.
+        // 1`), as does one where the scheduler that took the unit last goes
+        // last (`pair_rotation: 3`). The whole run takes about as long under
+        // each.
         let spans: Vec<u32> = c.pairs.iter().map(|p| p.1.wrapping_sub(p.0)).collect();
         let fastest = spans.iter().copied().min().unwrap_or(0) as f64;
         let slowest = spans.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -1257,6 +1259,49 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             "shared",
             "LDS.64 beside LD.E: fastest warp / slowest",
             fastest / slowest,
+            "ratio",
+        ));
+    }
+    // The load/store unit between the two pairs of schedulers: two warps a
+    // scheduler, each a stream of coalesced 32-bit LD.E (L2 hits), which
+    // hold the unit four cycles each (`global_lsu_bytes` 32): an even
+    // number. Each pair's cycles are its four warps' first clock to last,
+    // summed; the slower pair's over the faster's. Where the pairs take
+    // turns a cycle each (`pair_rotation` 1), the unit frees on the cycle
+    // of the same parity every time, so the pair that went first at the
+    // first contest goes first at every one: about 1.3, as with pair 0
+    // always first (0). Where the pair that took the unit last goes second
+    // (2 or 3), about 1.0. Tells the turns on the cycle from the turns on
+    // the grant on hardware.
+    {
+        let iters = 64u32;
+        let mut body = String::new();
+        for k in 0..4u32 {
+            body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
+        }
+        let src = fill(
+            &s.template("lds_ld.sass")?,
+            &[("BODY", body.trim_end().to_string())],
+        )?;
+        let threads = 256u32;
+        let c = s.run(
+            "lds_ld.sass",
+            &src,
+            line_of(1, threads),
+            (threads / 32) as usize,
+            &[("in", vec![0u8; threads as usize * 4])],
+            &[iters],
+        )?;
+        // Warp w runs on scheduler w % 4; pair 0 is schedulers 0 and 1.
+        let mut pairs = [0.0f64; 2];
+        for (w, p) in c.pairs.iter().enumerate() {
+            pairs[w % 4 / 2] += p.1.wrapping_sub(p.0) as f64;
+        }
+        let (fast, slow) = (pairs[0].min(pairs[1]), pairs[0].max(pairs[1]));
+        rows.push(Row::new(
+            "shared",
+            "LD.E, 2 warps/scheduler: slower pair / faster",
+            slow / fast.max(1.0),
             "ratio",
         ));
     }
@@ -1536,7 +1581,17 @@ const READINGS: [(&[&str], &[&str], Settings); 13] = [
         &["LDS.64 beside LD.E: fastest warp / slowest"],
         &[&[65536], &[1]],
     ),
-    (&["pair_rotation"], &["LDS.64 1024 KB"], &[&[1], &[0]]),
+    // The first row tells 0 from the others, the second 2 and 3 from 0
+    // and 1, the third 3 from 2 (and 0 from 1).
+    (
+        &["pair_rotation"],
+        &[
+            "LDS.64 1024 KB",
+            "LD.E, 2 warps/scheduler: slower pair / faster",
+            "LDS.64 beside LD.E: fastest warp / slowest",
+        ],
+        &[&[1], &[0], &[2], &[3]],
+    ),
     (
         &["shared_cycles_by_bytes"],
         &["LDS.64 broadcast (one word a warp)"],

@@ -84,6 +84,37 @@ fn lds_beside_ld_tells_a_line_a_cycle_from_a_sector_a_cycle() {
     );
 }
 
+/// `LD.E, 2 warps/scheduler` tells the load/store unit's turns between the
+/// pairs of schedulers on the cycle (the K20m configuration), where a unit
+/// held four cycles always frees to the same pair, from turns on the grant,
+/// where the pair that took it last goes second: the first leaves one pair
+/// behind, as pair 0 always first does, the second neither. `LDS.64 beside
+/// LD.E` tells turns on the grant within each pair too (3) from 2, where a
+/// pair's second scheduler waits for its first's warps.
+#[test]
+fn even_holds_of_the_unit_tell_turns_on_the_cycle_from_turns_on_the_grant() {
+    let under = |rotation: u32| {
+        figures(
+            |c| c.timing.pair_rotation = rotation,
+            [
+                "LD.E, 2 warps/scheduler: slower pair / faster",
+                "LDS.64 beside LD.E: fastest warp / slowest",
+            ],
+        )
+    };
+    let ([fixed, _], [cycle, _]) = (under(0), under(1));
+    let ([pairs, warps], [pairs_each, warps_each]) = (under(2), under(3));
+    assert!(fixed > 1.2, "pair 0 always first: {fixed}");
+    assert!(cycle > 1.2, "turns on the cycle: {cycle}");
+    assert!(pairs < 1.05, "turns on the grant: {pairs}");
+    assert!(
+        pairs_each < 1.05,
+        "turns on the grant, within pairs too: {pairs_each}"
+    );
+    assert!(warps < 0.6, "a pair's second scheduler waits: {warps}");
+    assert!(warps_each > 0.95, "no scheduler waits: {warps_each}");
+}
+
 /// `ST.E on 4 lines` tells apart the two readings of a replay: issued again
 /// in its scheduler's issue slot (the K20m configuration), or replayed by the
 /// load/store unit alone.

@@ -16,7 +16,7 @@ use crate::timing::events::{Apart, Event, Observer, Stall};
 use crate::timing::l2::Memory;
 use crate::timing::pipes::{Info, Pipe, Unit};
 
-use super::scheduler::Kept;
+use super::scheduler::{unit_class, Kept};
 use super::scoreboard::scoreboard;
 use super::{Launch, Sm, NEVER};
 
@@ -45,6 +45,7 @@ impl Sm {
         // `execute` ran it, so the slot exists.
         let first = &l.infos[pc as usize];
         self.timing[wi].unit_wait = [NEVER; 2];
+        let mut shared_unit = unit_class(first.unit).is_some();
         let mut last = first;
         let mut dual = false;
         let mut apart = None;
@@ -57,6 +58,7 @@ impl Sm {
                             self.group_taken[s / 2 % 2] = now;
                         }
                         self.execute(s, bi, wi, now, l, global, mem, obs)?;
+                        shared_unit |= unit_class(second.unit).is_some();
                         last = second;
                         dual = true;
                     }
@@ -66,6 +68,16 @@ impl Sm {
                         apart = Some(why);
                     }
                 }
+            }
+        }
+        // The load/store unit's and the texture pipeline's arbiter: the
+        // pair that took one goes second at the next contest (under
+        // `pair_rotation` 2 and 3), and the scheduler that took it second in
+        // its pair (3).
+        if shared_unit {
+            self.pair_next = (s / 2 % 2) as u8 ^ 1;
+            if t.pair_rotation >= 3 {
+                self.pair_first[s / 2 % 2] = (s & 1) as u8 ^ 1;
             }
         }
         // The operand collector: the busiest bank's reads, not counting what

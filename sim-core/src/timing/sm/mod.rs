@@ -154,6 +154,13 @@ pub struct Sm {
     /// upper) a cycle visits first, and so which wins the pair's shared core
     /// group when both want it (`shared_group_arbitration`).
     pair_first: [u8; 2],
+    /// The pair of schedulers this cycle visits first (1: pair 1), and so
+    /// the one that wins the load/store unit or the texture pipeline when
+    /// both want it (`pair_rotation`).
+    pair_now: u8,
+    /// Under `pair_rotation` 2 and 3, the pair a cycle visits first: the
+    /// other than the last whose warp took either unit.
+    pair_next: u8,
     /// A cycle no warp's wait for the load/store unit (0) or the texture
     /// pipeline (1) began before (a lower bound: waits end unseen).
     wait_floor: [u64; 2],
@@ -225,6 +232,8 @@ impl Sm {
             tex_free: 0,
             group_taken: [NEVER; 2],
             pair_first: [0; 2],
+            pair_now: 0,
+            pair_next: 0,
             wait_floor: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
@@ -418,13 +427,20 @@ impl Sm {
                 let r = self.resume(p, now, l, global, mem, obs)?;
                 (p.k + 1, p.wake.min(r.0), p.changed | r.1)
             }
-            None => (0, self.begin(now, obs), false),
+            None => {
+                self.pair_now = match l.config.timing.pair_rotation {
+                    0 => 0,
+                    1 => (now & 1) as u8,
+                    _ => self.pair_next,
+                };
+                (0, self.begin(now, obs), false)
+            }
         };
         // 3. The schedulers, each pair in its order (the first visited wins
         // the pair's shared core group when both want it), the pairs in turn
         // (the first visited wins the SM's load/store unit when both want it).
         for k in first..self.nsched {
-            let s = self.sched_at(k, now & l.config.timing.pair_rotation as u64);
+            let s = self.sched_at(k, self.pair_now);
             let sc = &self.scheds[s];
             // Its wake, or (unless an observer hears each cycle it is
             // asked) later when only warps waiting for a unit another

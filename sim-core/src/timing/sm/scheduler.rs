@@ -150,7 +150,7 @@ impl Sm {
     /// `odd` is 1 (of four schedulers), each pair's two in the order
     /// `pair_first` says.
     #[inline]
-    pub(super) fn sched_at(&self, k: usize, odd: u64) -> usize {
+    pub(super) fn sched_at(&self, k: usize, odd: u8) -> usize {
         let k = if self.nsched == 4 && odd & 1 == 1 {
             k ^ 2
         } else {
@@ -517,8 +517,7 @@ impl Sm {
         if self.wait_floor[c].saturating_add(starved) > now {
             return false;
         }
-        let odd = now & l.config.timing.pair_rotation as u64;
-        let pos = |x: usize| (0..self.nsched).position(|k| self.sched_at(k, odd) == x);
+        let pos = |x: usize| (0..self.nsched).position(|k| self.sched_at(k, self.pair_now) == x);
         let me = pos(s);
         let mine = self.timing[wi].unit_wait[c];
         (0..self.nsched).any(|s2| {
