@@ -209,6 +209,7 @@ mod tests {
             started: 32,
             cycle: 1_950_000,
             sm: 3,
+            block: [0, 15, 0],
         };
         assert_eq!(
             line(&p, (1_000_000, 16), Duration::from_secs(4)),
@@ -232,6 +233,7 @@ mod tests {
             started: 2,
             cycle: 10,
             sm: 0,
+            block: [0, 0, 0],
         };
         b.hear(&p);
         assert!(b.bar.is_none());

@@ -57,7 +57,16 @@ pub fn run(
         obj.insert(key.to_string(), value);
     };
     crate::run::launch_lines(&mut line, args, r, file, out);
-    sampled(&mut line, &s, t, total, sim);
+    for f in &s.ledger.finished {
+        let [x, y, z] = at(r.dims.grid, f.index);
+        tracing::debug!(
+            "block ({x},{y},{z}) on SM {}: {} cycles from cycle {}",
+            f.sm,
+            f.cycles,
+            f.start
+        );
+    }
+    sampled(&mut line, &s, t, r.dims.grid, total, sim);
     estimate(&mut line, &s, t, r.flops, config);
     let (failed, checks) = check_lines(&mut line, &s, r);
     if !s.whole() {
@@ -102,7 +111,7 @@ type Line<'a> = dyn FnMut(&str, String, serde_json::Value) + 'a;
 
 /// The part simulated: blocks finished, waves, cycles and time; and the
 /// blocks' cycles, the first wave's and the later ones'.
-fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, total: f64, sim: f64) {
+fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, grid: [u32; 3], total: f64, sim: f64) {
     let waves = s.grid_blocks as f64 / s.wave as f64;
     let done = s.ledger.done();
     line(
@@ -153,8 +162,21 @@ fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, total: f64, sim: f64
                 "blocks": steady.len(), "mean_cycles": mean(steady),
                 "shortest": steady.iter().min(), "longest": steady.iter().max(),
             },
+            "each": s.ledger.finished.iter().map(|f| json!({
+                "block": at(grid, f.index), "sm": f.sm, "start": f.start, "cycles": f.cycles,
+            })).collect::<Vec<_>>(),
         }),
     );
+}
+
+/// The coordinates of the block at `index` in the grid's order (x fastest).
+fn at(grid: [u32; 3], index: u64) -> [u32; 3] {
+    let [gx, gy, _] = grid.map(|g| g.max(1) as u64);
+    [
+        (index % gx) as u32,
+        (index / gx % gy) as u32,
+        (index / (gx * gy)) as u32,
+    ]
 }
 
 /// The whole grid's cycles, estimated with the bound (or exact, when the

@@ -73,16 +73,22 @@ impl FromStr for Plan {
 }
 
 /// Each block's duration as the chip finishes them: rebuilt from the
-/// finishes a run's [`Progress`] hook hears, by the dispatcher's rule (the
-/// first wave starts in cycle 0, SM after SM; a block finishing on an SM in
-/// cycle t is replaced there in t + 1; an SM's blocks finish in the order
-/// they started).
+/// finishes a run's [`Progress`] hook hears (which block, on which SM, in
+/// which cycle), by the dispatcher's rule (the first wave starts in cycle
+/// 0, SM after SM, the blocks in the grid's order; a block finishing on an
+/// SM in cycle t is replaced there in t + 1 by the grid's next).
 #[derive(Debug, Clone)]
 pub struct Ledger {
-    /// Per SM, the start cycles of its resident blocks, oldest first.
-    running: Vec<VecDeque<u64>>,
+    /// Per SM, its resident blocks (start cycle, place in the grid's
+    /// order), oldest first.
+    running: Vec<VecDeque<(u64, u64)>>,
+    /// The grid's size in blocks, x, y and z.
+    grid: [u32; 3],
     /// Blocks of the grid not yet started.
     left: u64,
+    /// The place in the grid's order (x fastest, then y, then z) of the
+    /// next block to start.
+    next: u64,
     /// Blocks finished.
     done: u64,
     /// The cycle of the last finish heard.
@@ -91,56 +97,85 @@ pub struct Ledger {
     /// started in cycle 0, and of the others.
     pub cold: Vec<u64>,
     pub steady: Vec<u64>,
+    /// Every block finished, in the order heard.
+    pub finished: Vec<Finished>,
+}
+
+/// A block the ledger heard finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Finished {
+    /// Its place in the grid's order: x fastest, then y, then z.
+    pub index: u64,
+    pub sm: u32,
+    /// The cycle it started in, and its cycles, start to finish inclusive.
+    pub start: u64,
+    pub cycles: u64,
 }
 
 impl Ledger {
-    /// A grid of `blocks` on `sms` SMs holding `slots` blocks each.
-    pub fn new(blocks: u64, sms: u32, slots: u32) -> Ledger {
+    /// A grid of `grid` blocks (x, y, z) on `sms` SMs holding `slots`
+    /// blocks each.
+    pub fn new(grid: [u32; 3], sms: u32, slots: u32) -> Ledger {
+        let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
         let sms = (sms as u64).min(blocks).max(1);
         let mut running = vec![VecDeque::new(); sms as usize];
         let mut left = blocks;
+        let mut next = 0;
         // The first wave: SMs in turn, a block each, until all are full.
         'fill: for _ in 0..slots {
             for q in running.iter_mut() {
                 if left == 0 {
                     break 'fill;
                 }
-                q.push_back(0);
+                q.push_back((0, next));
                 left -= 1;
+                next += 1;
             }
         }
         Ledger {
             running,
+            grid,
             left,
+            next,
             done: 0,
             last: 0,
             cold: Vec::new(),
             steady: Vec::new(),
+            finished: Vec::new(),
         }
     }
 
-    /// Hears a finish: `p.done` blocks are done, the latest on SM `p.sm` in
-    /// cycle `p.cycle`.
+    /// Hears a finish: `p.done` blocks are done, the latest block `p.block`
+    /// on SM `p.sm` in cycle `p.cycle`.
     pub fn heard(&mut self, p: &Progress) {
         let n = p.done.saturating_sub(self.done);
         self.done = p.done;
         self.last = p.cycle;
+        let [gx, gy, _] = self.grid.map(|g| g as u64);
+        let index = p.block[0] as u64 + gx * (p.block[1] as u64 + gy * p.block[2] as u64);
         let Some(q) = self.running.get_mut(p.sm as usize) else {
             return;
         };
-        for _ in 0..n {
-            if let Some(s) = q.pop_front() {
-                let d = p.cycle + 1 - s;
-                if s == 0 {
-                    self.cold.push(d);
-                } else {
-                    self.steady.push(d);
-                }
+        // Its SM's blocks need not finish in the order they started.
+        if let Some(at) = q.iter().position(|&(_, i)| i == index) {
+            let (s, _) = q.remove(at).unwrap_or_default();
+            let d = p.cycle + 1 - s;
+            if s == 0 {
+                self.cold.push(d);
+            } else {
+                self.steady.push(d);
             }
+            self.finished.push(Finished {
+                index,
+                sm: p.sm,
+                start: s,
+                cycles: d,
+            });
         }
         for _ in 0..n.min(self.left) {
-            q.push_back(p.cycle + 1);
+            q.push_back((p.cycle + 1, self.next));
             self.left -= 1;
+            self.next += 1;
         }
     }
 
@@ -170,7 +205,7 @@ impl Ledger {
             .running
             .iter()
             .enumerate()
-            .flat_map(|(i, q)| q.iter().map(move |&s| Reverse((ends(s, d), i, s))))
+            .flat_map(|(i, q)| q.iter().map(move |&(s, _)| Reverse((ends(s, d), i, s))))
             .collect();
         let mut left = self.left;
         let mut end = self.last;
@@ -300,7 +335,7 @@ pub fn run(
     let sampling = grid_blocks > (waves + 1) * wave;
     let until = waves * wave;
     let stop = AtomicBool::new(false);
-    let mut ledger = Ledger::new(grid_blocks, sms, slots);
+    let mut ledger = Ledger::new(r.dims.grid, sms, slots);
     let mut hook = |p: &Progress| {
         // A finish heard after the stop was asked for (a lone SM runs on to
         // its next turn) is not the whole run's: with no blocks past
@@ -602,7 +637,7 @@ fn alone(
     let mut one = *config;
     one.chip.sms = 1;
     let blocks = 2 * slots as u64;
-    let mut ledger = Ledger::new(r.dims.blocks(), 1, slots);
+    let mut ledger = Ledger::new(r.dims.grid, 1, slots);
     let mut hook = |p: &Progress| {
         if p.done <= blocks {
             ledger.heard(p)
@@ -641,13 +676,16 @@ fn blocks_per_sm(cubin: &Cubin, r: &Resolved, config: &Config) -> Result<u32, Er
 mod tests {
     use super::*;
 
-    fn heard(l: &mut Ledger, done: u64, cycle: u64, sm: u32) {
+    /// Block `block` of a grid of one row finished on SM `sm` in `cycle`,
+    /// the `done`-th.
+    fn heard(l: &mut Ledger, done: u64, cycle: u64, sm: u32, block: u32) {
         l.heard(&Progress {
             done,
             total: 0,
             started: 0,
             cycle,
             sm,
+            block: [block, 0, 0],
         });
     }
 
@@ -667,11 +705,11 @@ mod tests {
     /// durations and the projection the whole grid's end, tail included.
     #[test]
     fn a_grid_of_equal_blocks_is_projected_exactly() {
-        let mut l = Ledger::new(7, 2, 1);
-        heard(&mut l, 1, 99, 0);
-        heard(&mut l, 2, 99, 1);
-        heard(&mut l, 3, 199, 0);
-        heard(&mut l, 4, 199, 1);
+        let mut l = Ledger::new([7, 1, 1], 2, 1);
+        heard(&mut l, 1, 99, 0, 0);
+        heard(&mut l, 2, 99, 1, 1);
+        heard(&mut l, 3, 199, 0, 2);
+        heard(&mut l, 4, 199, 1, 3);
         assert_eq!(l.cold, vec![100, 100]);
         assert_eq!(l.steady, vec![100, 100]);
         // Blocks 4 and 5 run until 299, block 6 alone until 399.
@@ -684,11 +722,11 @@ mod tests {
     /// later blocks' mean, lies inside it.
     #[test]
     fn the_bound_is_the_projection_at_the_extremes() {
-        let mut l = Ledger::new(40, 2, 1);
-        heard(&mut l, 1, 99, 0); // 100 cycles
-        heard(&mut l, 2, 119, 1); // 120 cycles
-        heard(&mut l, 3, 194, 0); // 95 cycles
-        heard(&mut l, 4, 229, 1); // 110 cycles
+        let mut l = Ledger::new([40, 1, 1], 2, 1);
+        heard(&mut l, 1, 99, 0, 0); // 100 cycles
+        heard(&mut l, 2, 119, 1, 1); // 120 cycles
+        heard(&mut l, 3, 194, 0, 2); // 95 cycles
+        heard(&mut l, 4, 229, 1, 3); // 110 cycles
         let e = Estimate::of(&l, None).unwrap();
         assert_eq!((e.shortest, e.longest, e.steady_blocks), (95, 120, 2));
         assert_eq!(e.mean, 102.5);
@@ -703,11 +741,11 @@ mod tests {
     /// duration; the blocks before it, which free slots, keep theirs.
     #[test]
     fn the_last_block_of_each_slot_takes_the_tail_duration() {
-        let mut l = Ledger::new(7, 2, 1);
-        heard(&mut l, 1, 99, 0);
-        heard(&mut l, 2, 99, 1);
-        heard(&mut l, 3, 199, 0);
-        heard(&mut l, 4, 199, 1);
+        let mut l = Ledger::new([7, 1, 1], 2, 1);
+        heard(&mut l, 1, 99, 0, 0);
+        heard(&mut l, 2, 99, 1, 1);
+        heard(&mut l, 3, 199, 0, 2);
+        heard(&mut l, 4, 199, 1, 3);
         // Blocks 4 and 5 from 200; block 6 after block 4, from 300, is
         // SM 0's last, and block 5 SM 1's.
         assert_eq!(l.project_tail(100, 100), l.project(100));
@@ -719,15 +757,35 @@ mod tests {
         assert_eq!(Estimate::of(&l, Some(130)).unwrap().low, 400);
     }
 
-    /// Two blocks per SM: blocks that finish in the same cycle on one SM are
-    /// one report; the ledger pairs them with the oldest starts.
+    /// Two blocks per SM, finishing in the same cycle.
     #[test]
-    fn several_blocks_per_sm_and_per_report() {
-        let mut l = Ledger::new(8, 1, 2);
-        heard(&mut l, 2, 49, 0);
-        heard(&mut l, 4, 99, 0);
+    fn several_blocks_per_sm_in_one_cycle() {
+        let mut l = Ledger::new([8, 1, 1], 1, 2);
+        heard(&mut l, 1, 49, 0, 0);
+        heard(&mut l, 2, 49, 0, 1);
+        heard(&mut l, 3, 99, 0, 2);
+        heard(&mut l, 4, 99, 0, 3);
         assert_eq!(l.cold, vec![50, 50]);
         assert_eq!(l.steady, vec![50, 50]);
         assert_eq!(l.project(50), 200);
+    }
+
+    /// Two blocks per SM, finishing out of the order they started in: each
+    /// keeps its own start.
+    #[test]
+    fn blocks_of_an_sm_may_finish_out_of_order() {
+        let mut l = Ledger::new([8, 1, 1], 1, 2);
+        heard(&mut l, 1, 49, 0, 1); // block 2 starts in 50
+        heard(&mut l, 2, 79, 0, 0); // block 3 starts in 80
+        heard(&mut l, 3, 119, 0, 3);
+        heard(&mut l, 4, 149, 0, 2);
+        assert_eq!(l.cold, vec![50, 80]);
+        assert_eq!(l.steady, vec![40, 100]);
+        let each: Vec<(u64, u64, u64)> = l
+            .finished
+            .iter()
+            .map(|f| (f.index, f.start, f.cycles))
+            .collect();
+        assert_eq!(each, [(1, 0, 50), (0, 0, 80), (3, 80, 40), (2, 50, 100)]);
     }
 }

@@ -53,6 +53,27 @@ fn the_sampled_estimate_holds_the_full_run_within_its_bound() {
     let s = &sampled["sampled"];
     assert_eq!(s["grid_blocks"], 72, "{sampled}");
     assert_eq!(s["blocks_finished"], 26, "{sampled}");
+    // Each block finished: the first wave's 13 from cycle 0, one an SM; the
+    // later ones' cycles averaging the later blocks' mean.
+    let each = sampled["blocks"]["each"].as_array().expect("each block");
+    assert_eq!(each.len(), 26, "{sampled}");
+    let field = |b: &serde_json::Value, f: &str| b[f].as_u64().unwrap();
+    let first: Vec<&serde_json::Value> = each.iter().filter(|b| field(b, "start") == 0).collect();
+    let mut sms: Vec<u64> = first.iter().map(|b| field(b, "sm")).collect();
+    sms.sort();
+    assert_eq!(sms, (0..13).collect::<Vec<u64>>(), "{sampled}");
+    let later: Vec<u64> = each
+        .iter()
+        .filter(|b| field(b, "start") > 0)
+        .map(|b| field(b, "cycles"))
+        .collect();
+    let mean = later.iter().sum::<u64>() as f64 / later.len() as f64;
+    let want = sampled["blocks"]["later"]["mean_cycles"].as_f64().unwrap();
+    assert!((mean - want).abs() < 1e-6, "{mean} against {want}");
+    let mut blocks: Vec<String> = each.iter().map(|b| b["block"].to_string()).collect();
+    blocks.sort();
+    blocks.dedup();
+    assert_eq!(blocks.len(), 26, "every block once: {sampled}");
     assert_eq!(sampled["unchecked"]["buffers"][0], "c", "{sampled}");
 }
 
@@ -72,6 +93,27 @@ fn a_wave_of_one_block_samples_enough_blocks_for_its_bound() {
     assert!(
         low <= cycles && cycles <= high,
         "full run {cycles} cycles outside the bound {low}..{high}"
+    );
+}
+
+/// `-vv` logs each block the sample finished: where it ran, its cycles and
+/// its start.
+#[test]
+fn a_sampled_run_logs_each_block_at_debug() {
+    let r = run(&["-vv", "--sample"]);
+    assert!(r.ok, "{}\n{}", r.stderr, r.stdout);
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("DEBUG block ("))
+        .collect();
+    assert_eq!(lines.len(), 26, "{}", r.stderr);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("block (0,0,0) on SM 0: ") && l.ends_with(" cycles from cycle 0")),
+        "{}",
+        r.stderr
     );
 }
 

@@ -92,8 +92,9 @@ pub struct Control<'a> {
     /// Set from elsewhere (a Ctrl-C handler) to end the run at the next
     /// turn, with the counters so far.
     pub stop: Option<&'a std::sync::atomic::AtomicBool>,
-    /// Hears of every block that finishes, in the order the chip sees them
-    /// (cycle, then SM), on whichever thread runs the chip's loop then.
+    /// Hears of every block that finishes, once each, in the order the chip
+    /// sees them (cycle, then SM), on whichever thread runs the chip's loop
+    /// then.
     pub progress: Option<&'a mut (dyn FnMut(&Progress) + Send)>,
     /// Threads to run the SMs on ([`super::threaded`]; 0 or 1: this one).
     /// The results are the same at any count. A run in lockstep (an
@@ -115,6 +116,8 @@ pub struct Progress {
     pub cycle: u64,
     /// The SM it finished on.
     pub sm: u32,
+    /// The block (its coordinates in the grid).
+    pub block: [u32; 3],
 }
 
 /// Why a run ended before its grid was done.
@@ -502,8 +505,10 @@ impl Grid<'_> {
         obs: &mut O,
     ) {
         if !finished.is_empty() {
-            self.done += finished.len() as u64;
             self.end = self.end.max(t);
+        }
+        for &block in finished {
+            self.done += 1;
             if let Some(p) = self.progress.as_mut() {
                 p(&Progress {
                     done: self.done,
@@ -511,6 +516,7 @@ impl Grid<'_> {
                     started: self.next,
                     cycle: t,
                     sm: i as u32,
+                    block,
                 });
             }
         }
