@@ -99,10 +99,13 @@ fn timed_runs_are_deterministic() {
 fn stepping_by_turns_gives_the_lockstep_results_on_every_suite_kernel() {
     let k20m = Config::default();
     // Three SMs, whose schedulers pick greedily (the warp that issued last,
-    // then the oldest): the other selection policy's scan too.
+    // then the oldest), and whose load/store units take turns on the grant:
+    // the other selection policy's scan too, and state that a cycle's
+    // issues change.
     let mut three = Config::default();
     three.chip.sms = 3;
     three.timing.policy = 1;
+    three.timing.pair_rotation = 3;
     let files = launch_files();
     assert!(files.len() >= 20, "the suite's launch files");
     for config in [&k20m, &three] {
