@@ -489,7 +489,7 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             "LDS.64 1024 KB",
             2,
             "127.00, 2: ",
-            ", 3: 134.97",
+            ", 3: 135.15",
         ),
         (
             MB,

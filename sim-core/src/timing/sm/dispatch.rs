@@ -73,11 +73,11 @@ impl Sm {
         // The load/store unit's and the texture pipeline's arbiter: the
         // pair that took one goes second at the next contest (under
         // `pair_rotation` 2 and 3), and the scheduler that took it second in
-        // its pair (3).
+        // its pair from the next cycle (3).
         if shared_unit {
             self.pair_next = (s / 2 % 2) as u8 ^ 1;
             if t.pair_rotation >= 3 {
-                self.pair_first[s / 2 % 2] = (s & 1) as u8 ^ 1;
+                self.pair_first_next[s / 2 % 2] = Some((s & 1) as u8 ^ 1);
             }
         }
         // The operand collector: the busiest bank's reads, not counting what

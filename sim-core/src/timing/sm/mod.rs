@@ -161,6 +161,10 @@ pub struct Sm {
     /// Under `pair_rotation` 2 and 3, the pair a cycle visits first: the
     /// other than the last whose warp took either unit.
     pair_next: u8,
+    /// Under `pair_rotation` 3, for each pair, the scheduler to visit first
+    /// from the next cycle (the other than the one that took a unit this
+    /// cycle): a cycle's visiting order does not change within it.
+    pair_first_next: [Option<u8>; 2],
     /// A cycle no warp's wait for the load/store unit (0) or the texture
     /// pipeline (1) began before (a lower bound: waits end unseen).
     wait_floor: [u64; 2],
@@ -234,6 +238,7 @@ impl Sm {
             pair_first: [0; 2],
             pair_now: 0,
             pair_next: 0,
+            pair_first_next: [None; 2],
             wait_floor: [NEVER; 2],
             icache: Tags::new(t.icache_bytes / 64, 4),
             rocache: Tags::new(t.ldg_cache_bytes / 128, t.ldg_cache_ways),
@@ -428,6 +433,11 @@ impl Sm {
                 (p.k + 1, p.wake.min(r.0), p.changed | r.1)
             }
             None => {
+                for (first, next) in self.pair_first.iter_mut().zip(&mut self.pair_first_next) {
+                    if let Some(n) = next.take() {
+                        *first = n;
+                    }
+                }
                 self.pair_now = match l.config.timing.pair_rotation {
                     0 => 0,
                     1 => (now & 1) as u8,
