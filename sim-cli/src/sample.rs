@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Result};
 use serde_json::json;
 use sim_core::config::Config;
+use sim_core::func::block_at;
 use sim_core::launch::Resolved;
 use sim_core::timing::Timed;
 use sim_isa::cubin::Cubin;
@@ -58,7 +59,7 @@ pub fn run(
     };
     crate::run::launch_lines(&mut line, args, r, file, out);
     for f in &s.ledger.finished {
-        let [x, y, z] = at(r.dims.grid, f.index);
+        let [x, y, z] = block_at(r.dims.grid, f.index);
         tracing::debug!(
             "block ({x},{y},{z}) on SM {}: {} cycles from cycle {}",
             f.sm,
@@ -163,20 +164,10 @@ fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, grid: [u32; 3], tota
                 "shortest": steady.iter().min(), "longest": steady.iter().max(),
             },
             "each": s.ledger.finished.iter().map(|f| json!({
-                "block": at(grid, f.index), "sm": f.sm, "start": f.start, "cycles": f.cycles,
+                "block": block_at(grid, f.index), "sm": f.sm, "start": f.start, "cycles": f.cycles,
             })).collect::<Vec<_>>(),
         }),
     );
-}
-
-/// The coordinates of the block at `index` in the grid's order (x fastest).
-fn at(grid: [u32; 3], index: u64) -> [u32; 3] {
-    let [gx, gy, _] = grid.map(|g| g.max(1) as u64);
-    [
-        (index % gx) as u32,
-        (index / gx % gy) as u32,
-        (index / (gx * gy)) as u32,
-    ]
 }
 
 /// The whole grid's cycles, estimated with the bound (or exact, when the

@@ -34,6 +34,23 @@ impl Dims {
     }
 }
 
+/// The block at `index` in the order a grid of `grid` blocks is dispatched
+/// in: x fastest, then y, then z.
+pub fn block_at(grid: [u32; 3], index: u64) -> [u32; 3] {
+    let [gx, gy, _] = grid.map(|g| g.max(1) as u64);
+    [
+        (index % gx) as u32,
+        (index / gx % gy) as u32,
+        (index / (gx * gy)) as u32,
+    ]
+}
+
+/// [`block_at`]'s inverse: where `block` comes in the dispatch order.
+pub fn block_index(grid: [u32; 3], block: [u32; 3]) -> u64 {
+    let [gx, gy, _] = grid.map(|g| g as u64);
+    block[0] as u64 + gx * (block[1] as u64 + gy * block[2] as u64)
+}
+
 /// Where in the grid an error happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
@@ -569,5 +586,23 @@ impl fmt::Display for Dims {
             "grid ({}, {}, {}) x block ({}, {}, {})",
             self.grid[0], self.grid[1], self.grid[2], self.block[0], self.block[1], self.block[2]
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// x fastest, then y, then z; and back.
+    #[test]
+    fn blocks_come_x_first_and_their_index_is_found_again() {
+        let grid = [3, 2, 4];
+        let order: Vec<[u32; 3]> = (0..24).map(|i| block_at(grid, i)).collect();
+        assert_eq!(&order[..4], [[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0]]);
+        assert_eq!(order[6], [0, 0, 1]);
+        assert_eq!(order[23], [2, 1, 3]);
+        for (i, &b) in order.iter().enumerate() {
+            assert_eq!(block_index(grid, b), i as u64);
+        }
     }
 }

@@ -151,8 +151,7 @@ impl Ledger {
         let n = p.done.saturating_sub(self.done);
         self.done = p.done;
         self.last = p.cycle;
-        let [gx, gy, _] = self.grid.map(|g| g as u64);
-        let index = p.block[0] as u64 + gx * (p.block[1] as u64 + gy * p.block[2] as u64);
+        let index = sim_core::func::block_index(self.grid, p.block);
         let Some(q) = self.running.get_mut(p.sm as usize) else {
             return;
         };

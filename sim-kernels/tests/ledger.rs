@@ -82,14 +82,8 @@ fn agree(kernel: &str, sets: &[(&str, i64)]) -> (usize, u32) {
         grid,
         "{kernel}: every block heard"
     );
-    let [gx, gy, _] = r.dims.grid;
     for f in &ledger.finished {
-        let (gx, gy) = (gx as u64, gy as u64);
-        let at = [
-            (f.index % gx) as u32,
-            (f.index / gx % gy) as u32,
-            (f.index / (gx * gy)) as u32,
-        ];
+        let at = sim_core::func::block_at(r.dims.grid, f.index);
         let (sm, start) = blocks.started[&at];
         let last = blocks.done[&at];
         assert_eq!(

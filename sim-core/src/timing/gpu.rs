@@ -264,14 +264,7 @@ pub fn run_controlled<O: Observer>(
         .collect();
     let mut mem = Memory::new(&config.timing);
     let mut next = 0u64;
-    let block_at = |i: u64| -> [u32; 3] {
-        let (gx, gy) = (dims.grid[0] as u64, dims.grid[1] as u64);
-        [
-            (i % gx) as u32,
-            (i / gx % gy) as u32,
-            (i / (gx * gy)) as u32,
-        ]
-    };
+    let block_at = |i: u64| crate::func::block_at(dims.grid, i);
     // The first wave: SMs in turn, one block each, until all are full.
     'fill: loop {
         let mut placed = false;
