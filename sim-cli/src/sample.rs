@@ -141,11 +141,25 @@ fn sampled(line: &mut Line, s: &sample::Sampled, t: &Timed, grid: [u32; 3], tota
     );
     let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
     let (cold, steady) = (&s.ledger.cold, &s.ledger.steady);
+    // The later blocks that took the fewest and the most cycles (the first
+    // such, in the order they finished): which, and where.
+    let later = s.ledger.finished.iter().filter(|f| f.start > 0);
+    let which = |f: Option<&sample::Finished>| {
+        f.map_or(String::new(), |f| {
+            let [x, y, z] = block_at(grid, f.index);
+            format!("block ({x},{y},{z}) on SM {}", f.sm)
+        })
+    };
+    let (short, long) = (
+        which(later.clone().min_by_key(|f| f.cycles)),
+        which(later.rev().max_by_key(|f| f.cycles)),
+    );
     line(
         "blocks",
         match (steady.iter().min(), steady.iter().max()) {
             (Some(lo), Some(hi)) => format!(
-                "first wave {:.0} cycles a block (mean of {}), later blocks {:.0} (mean of {}, {lo} to {hi})",
+                "first wave {:.0} cycles a block (mean of {}), later blocks {:.0} (mean of {}, \
+                 {lo} to {hi}: {short} to {long})",
                 mean(cold),
                 cold.len(),
                 mean(steady),

@@ -70,6 +70,31 @@ fn the_sampled_estimate_holds_the_full_run_within_its_bound() {
     let mean = later.iter().sum::<u64>() as f64 / later.len() as f64;
     let want = sampled["blocks"]["later"]["mean_cycles"].as_f64().unwrap();
     assert!((mean - want).abs() < 1e-6, "{mean} against {want}");
+    // The text report names the shortest and the longest later block.
+    let text = run(&["--sample"]);
+    let (lo, hi) = (
+        sampled["blocks"]["later"]["shortest"].as_u64().unwrap(),
+        sampled["blocks"]["later"]["longest"].as_u64().unwrap(),
+    );
+    let named = |cycles: u64| {
+        let b = each
+            .iter()
+            .find(|b| field(b, "start") > 0 && field(b, "cycles") == cycles)
+            .expect("the block");
+        let xyz: Vec<String> = b["block"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        format!("block ({}) on SM {}", xyz.join(","), field(b, "sm"))
+    };
+    let want = format!("{lo} to {hi}: {} to {})", named(lo), named(hi));
+    assert!(
+        text.stdout.contains(&want),
+        "no `{want}` in:\n{}",
+        text.stdout
+    );
     let mut blocks: Vec<String> = each.iter().map(|b| b["block"].to_string()).collect();
     blocks.sort();
     blocks.dedup();
