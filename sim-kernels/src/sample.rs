@@ -621,7 +621,6 @@ fn sgemm_written(
     Ok(w)
 }
 
-/// How many blocks of `r` an SM of `config` holds at once.
 /// The shortest duration of the grid's first blocks on a chip of one SM:
 /// two of its slots' worth, the first cold and the next after them, with no
 /// other SM competing for L2 and DRAM, as the last blocks of a grid meet it
@@ -660,7 +659,8 @@ fn alone(
     Ok(ledger.cold.iter().chain(&ledger.steady).min().copied())
 }
 
-fn blocks_per_sm(cubin: &Cubin, r: &Resolved, config: &Config) -> Result<u32, Error> {
+/// How many blocks of `r` an SM of `config` holds at once.
+pub fn blocks_per_sm(cubin: &Cubin, r: &Resolved, config: &Config) -> Result<u32, Error> {
     let mut scratch = sim_core::mem::GlobalMem::with_mode(r.memory);
     let opts = sim_core::program::LoadOptions {
         unbounded_stack: r.stack_size,

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use sim_core::config::Config;
 use sim_core::launch::{self, Mode};
 use sim_core::timing::{Control, Event, Observer, Progress, Stepping};
-use sim_kernels::sample::Ledger;
+use sim_kernels::sample::{blocks_per_sm, Ledger};
 use sim_kernels::workload::{read_cubin, reader, resolve, root};
 
 /// Each block's SM and start cycle, and its last cycle.
@@ -45,18 +45,7 @@ fn agree(kernel: &str, sets: &[(&str, i64)]) -> (usize, u32) {
         read_cubin(&path.with_file_name(format!("{}.cubin", kernel.rsplit('/').next().unwrap())))
             .unwrap();
     let config = Config::default();
-    let prog = sim_core::program::Program::load_with(
-        &cubin,
-        &r.kernel,
-        &mut sim_core::mem::GlobalMem::with_mode(r.memory),
-        &sim_core::program::LoadOptions {
-            unbounded_stack: r.stack_size,
-        },
-    )
-    .unwrap();
-    let slots = sim_core::timing::occupancy(&prog, &r.dims, &config)
-        .unwrap()
-        .blocks_per_sm;
+    let slots = blocks_per_sm(&cubin, &r, &config).unwrap();
     let grid = r.dims.blocks();
     let mut ledger = Ledger::new(r.dims.grid, config.chip.sms, slots);
     let mut hook = |p: &Progress| ledger.heard(p);
