@@ -1057,6 +1057,42 @@ fn report(
             "dram_bytes": t.mem.dram_sectors * 32,
         }),
     );
+    let m = &t.mem;
+    if m.ld_lines + m.ldg_lines > 0 {
+        let tm = &config.timing;
+        let path = |name: &str, lines: u64, wait: u64, slots: u32| {
+            if lines == 0 {
+                format!("{name}: none")
+            } else {
+                format!(
+                    "{name}: {lines} lines, waited {:.1} cycles a line for one of the SM's {slots} request slots",
+                    wait as f64 / lines as f64
+                )
+            }
+        };
+        line(
+            "requests",
+            format!(
+                "{}; {}",
+                path(
+                    "through L2 (LD/ST)",
+                    m.ld_lines,
+                    m.ld_slot_wait,
+                    tm.ld_outstanding
+                ),
+                path(
+                    "read-only path (LDG)",
+                    m.ldg_lines,
+                    m.ldg_slot_wait,
+                    tm.ldg_outstanding
+                ),
+            ),
+            json!({
+                "ld": { "lines": m.ld_lines, "slot_wait_cycles": m.ld_slot_wait, "slots": tm.ld_outstanding },
+                "ldg": { "lines": m.ldg_lines, "slot_wait_cycles": m.ldg_slot_wait, "slots": tm.ldg_outstanding },
+            }),
+        );
+    }
     if st.icache_misses > 0 {
         line(
             "fetch",

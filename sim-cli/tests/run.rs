@@ -681,3 +681,39 @@ fn the_report_says_why_pairs_issued_apart() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The `requests` line: the lines each path to L2 read, and how long they
+/// waited for their SM's request slots.
+#[test]
+fn the_report_says_how_long_lines_waited_for_a_request_slot() {
+    let saxpy = path("traces/asm/saxpy.sass");
+    // Eight blocks of four warps on eight SMs, each warp a line of x and
+    // one of y: eight lines an SM, fewer than its 21 slots.
+    let (ok, out, err) = keplersim(&["run", &saxpy]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(
+            "requests    through L2 (LD/ST): 64 lines, waited 0.0 cycles a line for one of \
+             the SM's 21 request slots; read-only path (LDG): none"
+        ),
+        "{out}"
+    );
+    // One slot an SM: each SM's j-th line waits for the j before it, each
+    // a miss to DRAM (188 + 143 cycles), less the cycles between their
+    // issues.
+    let (ok, out, err) = keplersim(&["run", &saxpy, "--param", "ld_outstanding=1", "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ld = &v["requests"]["ld"];
+    assert_eq!(
+        (ld["lines"].as_u64(), ld["slots"].as_u64()),
+        (Some(64), Some(1))
+    );
+    let wait = ld["slot_wait_cycles"].as_u64().unwrap();
+    let pairs = 8 * (0..8).sum::<u64>();
+    assert!(
+        (pairs * 300..=pairs * 331).contains(&wait),
+        "{wait} cycles waited"
+    );
+    assert_eq!(v["requests"]["ldg"]["lines"].as_u64(), Some(0));
+}

@@ -129,6 +129,14 @@ pub struct MemStats {
     pub dram_write_sectors: u64,
     pub l2_read_hits: u64,
     pub l2_read_misses: u64,
+    /// Line reads through L2 for LD/ST (and atomics' reads) and the cycles
+    /// they waited, summed, for one of their SM's request slots
+    /// (`ld_outstanding`); the same on the read-only path (`LDG`,
+    /// `ldg_outstanding`).
+    pub ld_lines: u64,
+    pub ld_slot_wait: u64,
+    pub ldg_lines: u64,
+    pub ldg_slot_wait: u64,
 }
 
 /// L2 and DRAM, shared by every SM.
@@ -222,9 +230,18 @@ impl Memory {
         let start = self.l2_bw.reserve(now, now.max(slots.free_at()), bytes);
         self.stats.l2_sectors += sectors as u64;
         self.stats.l2_read_sectors += sectors as u64;
+        let wait = slots.free_at().saturating_sub(now);
         let base = match path {
-            Path::L2 => self.l2_latency,
-            Path::ReadOnly => self.ldg_latency,
+            Path::L2 => {
+                self.stats.ld_lines += 1;
+                self.stats.ld_slot_wait += wait;
+                self.l2_latency
+            }
+            Path::ReadOnly => {
+                self.stats.ldg_lines += 1;
+                self.stats.ldg_slot_wait += wait;
+                self.ldg_latency
+            }
         };
         let done = match self.lookup(line) {
             Ok(filled) => {
@@ -334,5 +351,11 @@ mod tests {
         let a = m.read(0, 1, 4, Path::L2, &mut s);
         let b = m.read(0, 2, 4, Path::L2, &mut s);
         assert!(b >= a + t.l2_latency as u64);
+        // The second line waited for the first's slot, and is counted so;
+        // the read-only path's own slots are free.
+        assert_eq!((m.stats.ld_lines, m.stats.ld_slot_wait), (2, a));
+        let mut ro = Slots::new(1);
+        m.read(0, 3, 4, Path::ReadOnly, &mut ro);
+        assert_eq!((m.stats.ldg_lines, m.stats.ldg_slot_wait), (1, 0));
     }
 }
