@@ -576,7 +576,7 @@ fn the_rows_the_pages_quote_under_each_reading_are_the_models() {
             &["ld_outstanding=22"],
             "LD.E L2 hits, 16 warps",
             2,
-            "settles it on a card (9.98 GB/s per SM under 21, ",
+            "settles `ld_outstanding` on a card (9.98 GB/s per SM under 21, ",
             " under 22)",
         ),
         (
