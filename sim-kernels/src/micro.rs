@@ -403,6 +403,28 @@ impl Suite {
         })
     }
 
+    /// `threads` threads, each a stream of coalesced 32-bit `LD.E` of its
+    /// warp's own 128-byte line (an L2 hit after the first), four to an
+    /// iteration, `iters` iterations (`lds_ld.sass` with no `LDS`).
+    fn ld_stream(&self, threads: u32, iters: u32) -> Result<Clocks> {
+        let mut body = String::new();
+        for k in 0..4u32 {
+            body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
+        }
+        let src = fill(
+            &self.template("lds_ld.sass")?,
+            &[("BODY", body.trim_end().to_string())],
+        )?;
+        self.run(
+            "lds_ld.sass",
+            &src,
+            line_of(1, threads),
+            (threads / 32) as usize,
+            &[("in", vec![0u8; threads as usize * 4])],
+            &[iters],
+        )
+    }
+
     /// FP32 operations per clock per SM of a block of 1024 threads (8 warps
     /// per scheduler) running 36 groups of seven instructions per iteration.
     fn issue(&self, ins: [&str; 7], ctrl: [u8; 7], ops: u32) -> Result<f64> {
@@ -1274,24 +1296,7 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
     // (2 or 3), about 1.0. Tells the turns on the cycle from the turns on
     // the grant on hardware.
     {
-        let iters = 64u32;
-        let mut body = String::new();
-        for k in 0..4u32 {
-            body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
-        }
-        let src = fill(
-            &s.template("lds_ld.sass")?,
-            &[("BODY", body.trim_end().to_string())],
-        )?;
-        let threads = 256u32;
-        let c = s.run(
-            "lds_ld.sass",
-            &src,
-            line_of(1, threads),
-            (threads / 32) as usize,
-            &[("in", vec![0u8; threads as usize * 4])],
-            &[iters],
-        )?;
+        let c = s.ld_stream(256, 64)?;
         // Warp w runs on scheduler w % 4; pair 0 is schedulers 0 and 1.
         let mut pairs = [0.0f64; 2];
         for (w, p) in c.pairs.iter().enumerate() {
@@ -1310,29 +1315,13 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
     // first), four to an iteration, so far more lines are asked for than
     // the SM may have outstanding. Each line then takes a slot for the L2
     // hit's 188 cycles (measured), and the SM reads `ld_outstanding` lines
-    // every 188 cycles: 10.1 GB/s/SM under 21, 10.6 under 22. The
-    // streaming read (`LD.128 stream`), whose lines miss L2, cannot tell
-    // the two apart (74.3 and 77.7 GB/s against the measured 76); this
-    // row can, on hardware.
+    // every 188 cycles or a little more: 9.98 GB/s/SM under 21, 10.46
+    // under 22. The streaming read (`LD.128 stream`), whose lines miss L2,
+    // cannot tell the two apart (74.30 and 77.73 GB/s against the measured
+    // 76); this row can, on hardware.
     {
-        let iters = 64u32;
-        let mut body = String::new();
-        for k in 0..4u32 {
-            body.push_str(&format!("        [0x20] LD.E R{}, [R10];\n", 40 + k));
-        }
-        let src = fill(
-            &s.template("lds_ld.sass")?,
-            &[("BODY", body.trim_end().to_string())],
-        )?;
-        let threads = 512u32;
-        let c = s.run(
-            "lds_ld.sass",
-            &src,
-            line_of(1, threads),
-            (threads / 32) as usize,
-            &[("in", vec![0u8; threads as usize * 4])],
-            &[iters],
-        )?;
+        let (threads, iters) = (512u32, 64u32);
+        let c = s.ld_stream(threads, iters)?;
         let bytes = threads as f64 * iters as f64 * 4.0 * 4.0;
         rows.push(Row::new(
             "global",
