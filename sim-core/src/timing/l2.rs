@@ -227,10 +227,11 @@ impl Memory {
         slots: &mut Slots,
     ) -> u64 {
         let bytes = sectors as f64 * 32.0;
-        let start = self.l2_bw.reserve(now, now.max(slots.free_at()), bytes);
+        let free = slots.free_at();
+        let start = self.l2_bw.reserve(now, now.max(free), bytes);
         self.stats.l2_sectors += sectors as u64;
         self.stats.l2_read_sectors += sectors as u64;
-        let wait = slots.free_at().saturating_sub(now);
+        let wait = free.saturating_sub(now);
         let base = match path {
             Path::L2 => {
                 self.stats.ld_lines += 1;
