@@ -1038,6 +1038,7 @@ fn report(
         ),
         json!({ "total": stalled, "by_reason": by_reason }),
     );
+    pipes(st, config, line);
     line(
         "memory",
         format!(
@@ -1127,6 +1128,86 @@ fn report(
             json!({ "ldg": st.hazards }),
         );
     }
+}
+
+/// What the `pipe busy` cycles waited for: in all, and per scheduler the
+/// unit most of its own waited for. A scheduler whose warps wait on the
+/// `LDG` dispatch or the load/store unit while its pair's wait at barriers
+/// is the one its block waits for.
+fn pipes(
+    st: &sim_core::timing::events::Stats,
+    config: &Config,
+    line: &mut dyn FnMut(&str, String, serde_json::Value),
+) {
+    use serde_json::json;
+    use sim_core::timing::events::{NUNITS, UNITS};
+    let n = (config.timing.schedulers as usize).min(st.sched_pipe_busy.len());
+    let mut all = [0u64; NUNITS];
+    for per in &st.sched_pipe_busy[..n] {
+        for (a, &c) in all.iter_mut().zip(per) {
+            *a += c;
+        }
+    }
+    let key = |name: &str| {
+        name.replace(['(', ')'], "")
+            .replace(['/', ' '], "_")
+            .to_lowercase()
+    };
+    let map = |cycles: &[u64; NUNITS]| -> serde_json::Map<String, serde_json::Value> {
+        UNITS
+            .iter()
+            .zip(cycles)
+            .map(|(name, &c)| (key(name), json!(c)))
+            .collect()
+    };
+    let total: u64 = all.iter().sum();
+    let per: Vec<serde_json::Value> = st.sched_pipe_busy[..n]
+        .iter()
+        .map(|c| json!(map(c)))
+        .collect();
+    let value = json!({ "total": total, "by_unit": map(&all), "schedulers": per });
+    if total == 0 {
+        line(
+            "pipes",
+            "none: no warp waited for a busy unit".into(),
+            value,
+        );
+        return;
+    }
+    let mut parts: Vec<(u64, usize)> = all
+        .iter()
+        .copied()
+        .zip(0..)
+        .filter(|&(c, _)| c > 0)
+        .collect();
+    parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let shares: Vec<String> = parts
+        .iter()
+        .map(|&(c, i)| format!("{} {:.1}%", UNITS[i], c as f64 / total as f64 * 100.0))
+        .collect();
+    let most: Vec<String> = st.sched_pipe_busy[..n]
+        .iter()
+        .enumerate()
+        .map(|(s, c)| {
+            let sum: u64 = c.iter().sum();
+            match (0..NUNITS)
+                .filter(|&i| c[i] > 0)
+                .max_by_key(|&i| (c[i], NUNITS - i))
+            {
+                Some(i) => format!("#{s} {} {:.0}%", UNITS[i], c[i] as f64 / sum as f64 * 100.0),
+                None => format!("#{s} none"),
+            }
+        })
+        .collect();
+    line(
+        "pipes",
+        format!(
+            "{total} pipe-busy scheduler-cycles, by what the warp waited for: {}; each scheduler's most: {}",
+            shares.join(", "),
+            most.join(", ")
+        ),
+        value,
+    );
 }
 
 /// Per scheduler: issues, dual pairs and the stalls' main reasons; per warp

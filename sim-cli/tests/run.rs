@@ -717,3 +717,57 @@ fn the_report_says_how_long_lines_waited_for_a_request_slot() {
     );
     assert_eq!(v["requests"]["ldg"]["lines"].as_u64(), Some(0));
 }
+
+#[test]
+fn the_report_says_what_pipe_busy_cycles_waited_for() {
+    let saxpy = path("traces/kernels/saxpy.cubin");
+    let units = |v: &serde_json::Value| -> Vec<(String, u64)> {
+        let m = v.as_object().expect("a map of units");
+        m.iter()
+            .map(|(k, c)| (k.clone(), c.as_u64().unwrap()))
+            .collect()
+    };
+    for extra in [&[][..], &["--param", "ldg_issue_cycles=1"][..]] {
+        let mut args = vec!["run", saxpy.as_str(), "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = keplersim(&args);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let p = &v["pipes"];
+        // The split covers every pipe-busy cycle, in all and per scheduler.
+        let total = p["total"].as_u64().unwrap();
+        assert_eq!(Some(total), v["stalls"]["by_reason"]["pipe_busy"].as_u64());
+        let by_unit = units(&p["by_unit"]);
+        assert_eq!(by_unit.iter().map(|u| u.1).sum::<u64>(), total);
+        let scheds = p["schedulers"].as_array().unwrap();
+        assert_eq!(scheds.len(), 4);
+        for (s, sc) in scheds.iter().enumerate() {
+            let sum: u64 = units(sc).iter().map(|u| u.1).sum();
+            assert_eq!(
+                Some(sum),
+                v["schedulers"][s]["stalls"]["pipe_busy"].as_u64()
+            );
+        }
+        let get = |name: &str| by_unit.iter().find(|u| u.0 == name).unwrap().1;
+        assert_eq!(
+            get("lsu_shared") + get("sfu") + get("fp64"),
+            0,
+            "{by_unit:?}"
+        );
+        assert!(get("lsu_global_local") > 0, "{by_unit:?}");
+        // Each of the 2048 warps' one LDG.E (128 bytes) holds its
+        // scheduler's dispatch ceil(10 x 128 / 512) = 3 cycles: the two
+        // after its issue. At one cycle it holds none.
+        let dispatch = if extra.is_empty() { 2048 * 2 } else { 0 };
+        assert_eq!(get("ldg_dispatch"), dispatch, "{by_unit:?}");
+    }
+    let (ok, out, err) = keplersim(&["run", &path("traces/kernels/dmath.cubin")]);
+    assert!(ok, "{err}");
+    let line = out.lines().find(|l| l.starts_with("pipes ")).expect(&out);
+    assert!(
+        line.contains("pipe-busy scheduler-cycles, by what the warp waited for: LDG dispatch ")
+            && line.contains("FP64 ")
+            && line.contains("; each scheduler's most: #0 "),
+        "{line}"
+    );
+}

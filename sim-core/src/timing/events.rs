@@ -51,6 +51,20 @@ pub const STALLS: [&str; NSTALLS] = [
     "replay",
 ];
 
+/// What a scheduler's `pipe busy` cycles waited for, in
+/// [`crate::timing::pipes::Unit`] order, with their report names.
+pub const UNITS: [&str; NUNITS] = [
+    "LDG dispatch",
+    "SFU",
+    "FP64",
+    "LSU (global/local)",
+    "LSU (shared)",
+    "texture pipeline",
+];
+
+/// How many units [`UNITS`] names.
+pub const NUNITS: usize = 6;
+
 /// How many stall reasons there are.
 pub const NSTALLS: usize = 10;
 
@@ -265,6 +279,11 @@ pub struct Stats {
     pub sched_issue: [u64; MAX_SCHEDULERS],
     pub sched_dual: [u64; MAX_SCHEDULERS],
     pub sched_stall: [[u64; NSTALLS]; MAX_SCHEDULERS],
+    /// Per scheduler: its `PipeBusy` cycles by what the warp that gave the
+    /// reason waited for, indexed by [`crate::timing::pipes::Unit`]
+    /// ([`NUNITS`]); `Unit::None`'s are the cycles the scheduler's own
+    /// dispatch was held by an `LDG` handed to the texture pipeline.
+    pub sched_pipe_busy: [[u64; NUNITS]; MAX_SCHEDULERS],
     /// Pairs the control byte asked for (its second instruction next) that
     /// issued apart, by [`Apart`]; and per scheduler, for any reason.
     pub pairs_apart: [u64; NAPART],
@@ -345,6 +364,9 @@ impl Stats {
             self.sched_apart[s] += o.sched_apart[s];
             for i in 0..NSTALLS {
                 self.sched_stall[s][i] += o.sched_stall[s][i];
+            }
+            for i in 0..NUNITS {
+                self.sched_pipe_busy[s][i] += o.sched_pipe_busy[s][i];
             }
         }
         for w in 0..MAX_BLOCK_WARPS {

@@ -470,7 +470,14 @@ impl Sm {
             if at > now {
                 wake = wake.min(at);
                 if let Some(r) = self.scheds[s].reason {
-                    self.stall(obs, s, r, self.scheds[s].reason_pc, now, 1);
+                    self.stall(
+                        obs,
+                        s,
+                        (r, self.scheds[s].reason_unit),
+                        self.scheds[s].reason_pc,
+                        now,
+                        1,
+                    );
                 }
                 continue;
             }
@@ -550,7 +557,8 @@ impl Sm {
             if gap > 0 {
                 for s in 0..self.nsched {
                     if let Some(r) = self.scheds[s].reason {
-                        self.stall(obs, s, r, self.scheds[s].reason_pc, last + 1, gap);
+                        let sc = &self.scheds[s];
+                        self.stall(obs, s, (r, sc.reason_unit), sc.reason_pc, last + 1, gap);
                     }
                 }
             }

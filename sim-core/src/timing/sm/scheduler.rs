@@ -69,6 +69,9 @@ pub(super) struct Scheduler {
     /// (`u32::MAX`: none).
     pub(super) reason: Option<Stall>,
     pub(super) reason_pc: u32,
+    /// Under `PipeBusy`, what the reason's warp waits for ([`Unit::None`]:
+    /// the scheduler's own dispatch, held by an `LDG`).
+    pub(super) reason_unit: Unit,
     /// The slot of the instruction it issued last (its bank conflict debt's).
     pub(super) last_pc: u32,
     /// After a cycle it issued nothing in: the units its warps that wait
@@ -107,6 +110,7 @@ impl Scheduler {
             prev_cycle: 0,
             reason: None,
             reason_pc: u32::MAX,
+            reason_unit: Unit::None,
             last_pc: u32::MAX,
             units: 0,
             others: 0,
@@ -199,7 +203,7 @@ impl Sm {
             None
         };
         if let Some((why, pc)) = owed {
-            self.stall(obs, s, why, pc, now, 1);
+            self.stall(obs, s, (why, Unit::None), pc, now, 1);
             return Ok(Some((now + 1, false)));
         }
         // Loose round robin starts after the warp issued last; greedy tries it
@@ -333,19 +337,21 @@ impl Sm {
         }
         let mut reason = Stall::Idle;
         let mut reason_pc = u32::MAX;
+        let mut reason_unit = Unit::None;
         let mut at = start;
         for _ in 0..nw {
             if slots[at].why != Stall::Idle {
                 reason = slots[at].why;
                 reason_pc = self.warps[slots[at].warp as usize].pc;
+                reason_unit = slots[at].unit;
                 break;
             }
             at = next(at);
         }
         let sc = &mut self.scheds[s];
         (sc.reason, sc.units, sc.others) = (Some(reason), units, others);
-        sc.reason_pc = reason_pc;
-        self.stall(obs, s, reason, reason_pc, now, 1);
+        (sc.reason_pc, sc.reason_unit) = (reason_pc, reason_unit);
+        self.stall(obs, s, (reason, reason_unit), reason_pc, now, 1);
         Ok(Some((wake, false)))
     }
 
@@ -538,19 +544,23 @@ impl Sm {
 
     /// Charges scheduler `s` with `cycles` cycles from `cycle` in which it
     /// issued nothing, for `why` (the instruction at slot `pc` gave it;
-    /// `u32::MAX`: none), and tells the observer.
+    /// `u32::MAX`: none), and tells the observer. Under `PipeBusy`, `unit`
+    /// is what the warp waited for (its pipe-busy cycles by unit).
     #[inline(always)]
     pub(super) fn stall<O: Observer>(
         &mut self,
         obs: &mut O,
         s: usize,
-        why: Stall,
+        (why, unit): (Stall, Unit),
         pc: u32,
         cycle: u64,
         cycles: u64,
     ) {
         self.stats.stall[why as usize] += cycles;
         self.stats.sched_stall[s][why as usize] += cycles;
+        if why == Stall::PipeBusy {
+            self.stats.sched_pipe_busy[s][unit as usize] += cycles;
+        }
         if O::ACTIVE {
             obs.event(Event::Stall {
                 cycle,
