@@ -1131,9 +1131,9 @@ fn report(
 }
 
 /// What the `pipe busy` cycles waited for: in all, and per scheduler the
-/// unit most of its own waited for. A scheduler whose warps wait on the
-/// `LDG` dispatch or the load/store unit while its pair's wait at barriers
-/// is the one its block waits for.
+/// unit most of its own waited for. Schedulers whose warps wait on the
+/// `LDG` dispatch or the load/store unit while the others' wait at barriers
+/// are the ones their block waits for.
 fn pipes(
     st: &sim_core::timing::events::Stats,
     config: &Config,

@@ -64,6 +64,7 @@ pub const UNITS: [&str; NUNITS] = [
 
 /// How many units [`UNITS`] names.
 pub const NUNITS: usize = 6;
+const _: () = assert!(crate::timing::pipes::Unit::Tex as usize + 1 == NUNITS);
 
 /// How many stall reasons there are.
 pub const NSTALLS: usize = 10;
