@@ -316,6 +316,11 @@ timing_params! {
     /// to its bytes (fitted: the paper's about 10 issue cycles one LDG.128
     /// costs a dense FFMA loop).
     ldg_issue_cycles: u32 = 10, 0, 64;
+    /// What an LDG's `ldg_issue_cycles` hold: 0 its scheduler's dispatch
+    /// (no warp of the scheduler issues meanwhile), 1 its own warp alone
+    /// (the scheduler's other warps issue). Not measured: the paper's
+    /// figure is one warp's, under which the two are the same.
+    ldg_hold_scope: u32 = 0, 0, 1;
     /// Cycles from an LDG's issue to its data for an L2 hit, through the
     /// read-only cache (~120 as the tuned kernel's scheduling uses it).
     ldg_latency: u32 = 120, 1, 4096;

@@ -1130,6 +1130,18 @@ fn latency_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             1.0,
         ),
     );
+    // The same with two warps a scheduler, each with its LDG: whether the
+    // hold is the scheduler's (no warp of it issues meanwhile, so each LDG
+    // costs the loop its ten cycles) or the LDG's warp's alone (the other
+    // warp issues in them, and the loop loses little more than the LDG's
+    // own issue). The one-warp row cannot tell the two apart.
+    let ldg2 = s.load_penalty("LDG.E.128 R20, [R44]", 0x20, 256)?;
+    rows.push(Row::new(
+        "global",
+        "LDG.E.128 in an FFMA loop, 2 warps/scheduler",
+        ldg2,
+        "cycles",
+    ));
     // What a store that touches four lines (a lane's 4 bytes at a 16-byte
     // stride) costs the same loop coded 0x05, which lets the warp issue
     // again the next cycle: each line beyond the first is issued again
@@ -1568,7 +1580,7 @@ pub const APART: f64 = 0.01;
 /// tells every setting from the others), and the settings they are read
 /// with (a value a field).
 type Settings = &'static [&'static [u32]];
-const READINGS: [(&[&str], &[&str], Settings); 14] = [
+const READINGS: [(&[&str], &[&str], Settings); 15] = [
     (
         &["conflict_holds_warp"],
         &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
@@ -1641,6 +1653,12 @@ const READINGS: [(&[&str], &[&str], Settings); 14] = [
         &["ST.E on 4 lines in an FFMA loop, 1 warp (0x05)"],
         &[&[1], &[0]],
     ),
+    // The paper's LDG figure is one warp's, which both fit.
+    (
+        &["ldg_hold_scope"],
+        &["LDG.E.128 in an FFMA loop, 2 warps/scheduler"],
+        &[&[0], &[1]],
+    ),
     // 112: the texture cache hit measured on a GK110 (Arafa et al.).
     (
         &["ldg_cache_latency"],
@@ -1681,6 +1699,7 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "shared_replay_cycles" => Some(&mut t.shared_replay_cycles),
         "replay_issue_cycles" => Some(&mut t.replay_issue_cycles),
         "ldg_cache_latency" => Some(&mut t.ldg_cache_latency),
+        "ldg_hold_scope" => Some(&mut t.ldg_hold_scope),
         "unscheduled_stall" => Some(&mut t.unscheduled_stall),
         "issue_interval" => Some(&mut t.issue_interval),
         "alu_latency" => Some(&mut t.alu_latency),

@@ -403,6 +403,9 @@ impl Sm {
         if tm.next_issue > now {
             let why = if tm.interlocked {
                 Stall::Interlock
+            } else if tm.next_issue <= tm.ldg_until {
+                // Its own LDG's hold (`ldg_hold_scope` 1): the LDG dispatch.
+                return Err((tm.next_issue, Stall::PipeBusy, Unit::None));
             } else if now >= tm.held_from {
                 Stall::BankConflict
             } else {

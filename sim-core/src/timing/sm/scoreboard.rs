@@ -54,6 +54,9 @@ pub struct WarpTiming {
     /// holding the warp (`conflict_holds_warp`), not the control code
     /// (`NEVER`: no such hold).
     pub(super) held_from: u64,
+    /// Under `ldg_hold_scope` 1, the end of the hold of its last `LDG`: a
+    /// wait until `next_issue` no later is that hold's.
+    pub(super) ldg_until: u64,
     /// Registers whose `ready` time is an ALU result's, which the scoreboard
     /// does not hold instructions back for: a read before it is caught by
     /// the hardware's interlock instead, which holds the reader back
@@ -86,6 +89,7 @@ impl WarpTiming {
             sched: 0,
             interlocked: false,
             held_from: NEVER,
+            ldg_until: 0,
             group: u32::MAX,
             fetched: 0,
             sb_pc: u32::MAX,
@@ -102,6 +106,7 @@ impl WarpTiming {
         self.unit_wait = [NEVER; 2];
         self.interlocked = false;
         self.held_from = NEVER;
+        self.ldg_until = 0;
         self.tex.clear();
         self.sched = sched;
         self.group = u32::MAX;
