@@ -1130,30 +1130,34 @@ fn latency_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             1.0,
         ),
     );
-    // The same with two warps a scheduler, each with its LDG: whether the
-    // hold is the scheduler's (no warp of it issues meanwhile, so each LDG
-    // costs the loop its ten cycles) or the LDG's warp's alone (the other
-    // warp issues in them, and the loop loses little more than the LDG's
-    // own issue). The one-warp row cannot tell the two apart.
-    let ldg2 = s.load_penalty("LDG.E.128 R20, [R44]", 0x20, 256)?;
-    rows.push(Row::new(
-        "global",
-        "LDG.E.128 in an FFMA loop, 2 warps/scheduler",
-        ldg2,
-        "cycles",
-    ));
-    // What a store that touches four lines (a lane's 4 bytes at a 16-byte
-    // stride) costs the same loop coded 0x05, which lets the warp issue
-    // again the next cycle: each line beyond the first is issued again
-    // (`replay_issue_cycles`), so about 4 cycles if a replay takes its
-    // scheduler's issue slot, 2 if the load/store unit replays it alone.
-    let st = s.load_penalty("ST.E [R44], R20", 0x05, 32)?;
-    rows.push(Row::new(
-        "global",
-        "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)",
-        st,
-        "cycles",
-    ));
+    // Two predictions of the same loop:
+    // - With two warps a scheduler, each with its LDG: whether the hold is
+    //   the scheduler's (no warp of it issues meanwhile, so each LDG costs
+    //   the loop its ten cycles) or the LDG's warp's alone (the other warp
+    //   issues in them, and the loop loses little more than the LDG's own
+    //   issue). The one-warp row cannot tell the two apart.
+    // - What a store that touches four lines (a lane's 4 bytes at a 16-byte
+    //   stride) costs the loop coded 0x05, which lets the warp issue again
+    //   the next cycle: each line beyond the first is issued again
+    //   (`replay_issue_cycles`), so about 4 cycles if a replay takes its
+    //   scheduler's issue slot, 2 if the load/store unit replays it alone.
+    for (x, ctrl, threads, name) in [
+        (
+            "LDG.E.128 R20, [R44]",
+            0x20,
+            256,
+            "LDG.E.128 in an FFMA loop, 2 warps/scheduler",
+        ),
+        (
+            "ST.E [R44], R20",
+            0x05,
+            32,
+            "ST.E on 4 lines in an FFMA loop, 1 warp (0x05)",
+        ),
+    ] {
+        let cycles = s.load_penalty(x, ctrl, threads)?;
+        rows.push(Row::new("global", name, cycles, "cycles"));
+    }
     Ok(rows)
 }
 
