@@ -437,13 +437,14 @@ impl Sm {
             self.tex_free = now + n.max(1) as u64;
             let bytes = mask.count_ones() as u64 * size as u64;
             let hold = (t.ldg_issue_cycles as u64 * bytes).div_ceil(512);
+            let until = now + hold.max(1);
             if t.ldg_hold_scope == 1 {
                 // The warp alone (`ldg_hold_scope` 1).
                 let tm = &mut self.timing[wi];
-                tm.ldg_until = now + hold.max(1);
-                tm.next_issue = tm.next_issue.max(tm.ldg_until);
+                tm.ldg_until = until;
+                tm.next_issue = tm.next_issue.max(until);
             } else {
-                self.hold(s, pc, now + hold.max(1), Stall::PipeBusy);
+                self.hold(s, pc, until, Stall::PipeBusy);
             }
         } else {
             // The LSU, `global_lsu_bytes` of each line a cycle.

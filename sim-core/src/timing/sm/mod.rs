@@ -470,14 +470,8 @@ impl Sm {
             if at > now {
                 wake = wake.min(at);
                 if let Some(r) = self.scheds[s].reason {
-                    self.stall(
-                        obs,
-                        s,
-                        (r, self.scheds[s].reason_unit),
-                        self.scheds[s].reason_pc,
-                        now,
-                        1,
-                    );
+                    let sc = &self.scheds[s];
+                    self.stall(obs, s, (r, sc.reason_unit), sc.reason_pc, now, 1);
                 }
                 continue;
             }
