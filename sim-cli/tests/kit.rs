@@ -225,13 +225,13 @@ fn a_card_that_stores_what_the_model_stored_gives_the_models_figures() {
     // apart), and a card that stores what the model did is nearer the
     // configuration's alone: on its one row, or on its rows together.
     let readings = report["readings"].as_array().expect("readings");
-    assert_eq!(readings.len(), 21);
+    assert_eq!(readings.len(), 22);
     let mut fields: Vec<&str> = readings
         .iter()
         .map(|r| r["field"].as_str().expect("a field"))
         .collect();
     fields.dedup();
-    assert_eq!(fields.len(), 15, "{fields:?}");
+    assert_eq!(fields.len(), 16, "{fields:?}");
     for field in fields {
         let rows: Vec<&serde_json::Value> =
             readings.iter().filter(|r| r["field"] == field).collect();

@@ -298,6 +298,10 @@ timing_params! {
     l2_ways: u32 = 16, 1, 64;
     /// L2 line, bytes (128; a power of two).
     l2_line: u32 = 128, 32, 256;
+    /// How a line's address picks its L2 set (not published): 0 the line
+    /// address modulo the sets; 1 the same after the address's bits above
+    /// the index are folded onto it by exclusive or (a hash).
+    l2_set_hash: u32 = 0, 0, 1;
     /// Cycles from an SM's request to an L2 hit's data back, for LD/ST/ATOM
     /// (measured: 188 for a dependent global load that hits L2 on a Kepler
     /// GK110, Arafa et al., HPEC 2019, arXiv:1905.08778).

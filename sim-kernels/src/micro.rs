@@ -425,6 +425,43 @@ impl Suite {
         )
     }
 
+    /// Cycles a step of one warp's chase through `lines` lines `stride`
+    /// bytes apart takes, round and round (`l2_sets.sass`): four rounds
+    /// over two, so that the first round's misses, in both, drop out.
+    fn l2_chase(&self, lines: u32, stride: u32) -> Result<f64> {
+        let mut round = String::new();
+        for j in 0..lines {
+            let next = (j + 1) % lines * stride;
+            for ins in [
+                "[0x20] LD.E R8, [R4]".to_string(),
+                format!("[0x28] MOV32I R9, {next:#x}"),
+                "[0x28] IADD R9, R8, R9".to_string(),
+                "[0x28] IADD R4.CC, R6, R9".to_string(),
+                "[0x28] IADD.X R5, R7, RZ".to_string(),
+            ] {
+                round.push_str(&format!("        {ins};\n"));
+            }
+        }
+        let mut spans = [0.0; 2];
+        for (i, rounds) in [2u32, 4].into_iter().enumerate() {
+            let vars = [
+                ("ROUND", round.trim_end().to_string()),
+                ("ROUNDS", format!("{rounds:#x}")),
+            ];
+            let src = fill(&self.template("l2_sets.sass")?, &vars)?;
+            let c = self.run(
+                "l2_sets.sass",
+                &src,
+                line_of(1, 32),
+                1,
+                &[("in", vec![0u8; (lines * stride) as usize])],
+                &[],
+            )?;
+            spans[i] = c.span();
+        }
+        Ok((spans[1] - spans[0]) / (2 * lines) as f64)
+    }
+
     /// FP32 operations per clock per SM of a block of 1024 threads (8 warps
     /// per scheduler) running 36 groups of seven instructions per iteration.
     fn issue(&self, ins: [&str; 7], ctrl: [u8; 7], ops: u32) -> Result<f64> {
@@ -1346,6 +1383,19 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             "GB/s/SM",
         ));
     }
+    // L2 sets: a chase through 64 lines 32 KB apart, a power of two of
+    // lines. Taken modulo the sets (768 of 16 ways: 1536 KB), those lines
+    // fall in three sets, 21 or 22 lines a set, and the chase, round and
+    // round, misses every time (LRU); with the address's higher bits folded
+    // onto the index first (`l2_set_hash` 1) they spread, and every load
+    // after the first round hits. A step's cycles are a load's latency and
+    // its address arithmetic.
+    rows.push(Row::new(
+        "global",
+        "LD.E chase, 64 lines 32 KB apart",
+        s.l2_chase(64, 32 * 1024)?,
+        "cycles",
+    ));
     let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
     // `shared_cycles_per_transaction` was set from the LDS.64 figure.
     rows.push(Row::new("shared", "LDS.64 best", l64, "GB/s/SM").against(Kind::Fitted, 137.0, 0.05));
@@ -1584,7 +1634,7 @@ pub const APART: f64 = 0.01;
 /// tells every setting from the others), and the settings they are read
 /// with (a value a field).
 type Settings = &'static [&'static [u32]];
-const READINGS: [(&[&str], &[&str], Settings); 15] = [
+const READINGS: [(&[&str], &[&str], Settings); 16] = [
     (
         &["conflict_holds_warp"],
         &["FFMA 2-way, no shared operand, 2 warps/scheduler"],
@@ -1663,6 +1713,12 @@ const READINGS: [(&[&str], &[&str], Settings); 15] = [
         &["LDG.E.128 in an FFMA loop, 2 warps/scheduler"],
         &[&[0], &[1]],
     ),
+    // Nothing measured tells how a line picks its L2 set.
+    (
+        &["l2_set_hash"],
+        &["LD.E chase, 64 lines 32 KB apart"],
+        &[&[0], &[1]],
+    ),
     // 112: the texture cache hit measured on a GK110 (Arafa et al.).
     (
         &["ldg_cache_latency"],
@@ -1704,6 +1760,7 @@ fn field<'a>(t: &'a mut sim_core::config::Timing, name: &str) -> Option<&'a mut 
         "replay_issue_cycles" => Some(&mut t.replay_issue_cycles),
         "ldg_cache_latency" => Some(&mut t.ldg_cache_latency),
         "ldg_hold_scope" => Some(&mut t.ldg_hold_scope),
+        "l2_set_hash" => Some(&mut t.l2_set_hash),
         "unscheduled_stall" => Some(&mut t.unscheduled_stall),
         "issue_interval" => Some(&mut t.issue_interval),
         "alu_latency" => Some(&mut t.alu_latency),

@@ -145,6 +145,9 @@ pub struct Memory {
     sets: usize,
     ways: usize,
     line_shift: u32,
+    /// Bits of the set index: the width of each field [`Memory::set_of`]
+    /// folds onto it under `l2_set_hash` 1; 0 under 0 (no folding).
+    fold: u32,
     /// Tags (line address + 1; 0 is empty), `sets x ways`.
     tags: Vec<u64>,
     /// Last use of each way (for LRU).
@@ -172,6 +175,11 @@ impl Memory {
             sets,
             ways,
             line_shift: t.l2_line.trailing_zeros(),
+            fold: if t.l2_set_hash >= 1 {
+                (sets as u64).next_power_of_two().trailing_zeros().max(1)
+            } else {
+                0
+            },
             tags: vec![0; sets * ways],
             used: vec![0; sets * ways],
             filled: vec![0; sets * ways],
@@ -194,13 +202,30 @@ impl Memory {
         }
     }
 
+    /// The set of line address `addr`: the address modulo the sets, or
+    /// under `l2_set_hash` 1 (`fold` > 0) its bit fields of the set index's
+    /// width folded onto the lowest by exclusive or first, so that lines a
+    /// multiple of the sets apart (rows of a matrix whose pitch is such a
+    /// multiple) spread over the sets instead of sharing one.
+    #[inline]
+    fn set_of(&self, addr: u64) -> usize {
+        let mut key = addr;
+        if self.fold > 0 {
+            let mut rest = addr >> self.fold;
+            while rest != 0 {
+                key ^= rest;
+                rest >>= self.fold;
+            }
+        }
+        super::cache::set_of(key, self.sets)
+    }
+
     /// Looks `line` (a byte address / 128) up: `Ok` with the cycle it is
     /// filled when held, or `Err` with the way it now takes (its fill cycle
     /// for the caller to set) when not.
     fn lookup(&mut self, line: u64) -> Result<u64, usize> {
         let addr = line << 7 >> self.line_shift;
-        let set = super::cache::set_of(addr, self.sets);
-        let base = set * self.ways;
+        let base = self.set_of(addr) * self.ways;
         self.stamp += 1;
         let ways = &mut self.tags[base..base + self.ways];
         if let Some(w) = ways.iter().position(|&t| t == addr + 1) {
@@ -358,5 +383,43 @@ mod tests {
         let mut ro = Slots::new(1);
         m.read(0, 3, 4, Path::ReadOnly, &mut ro);
         assert_eq!((m.stats.ldg_lines, m.stats.ldg_slot_wait), (1, 0));
+    }
+
+    #[test]
+    fn the_fold_spreads_lines_a_power_of_two_apart() {
+        // 64 lines 32 KB (256 lines) apart over the K20m's 768 sets: taken
+        // modulo they share three sets, 21 or 22 lines each, more than the
+        // 16 ways; folded, they take 48 sets, two at most in each.
+        for (hash, sets, most) in [(0, 3, 22), (1, 48, 2)] {
+            let t = Timing {
+                l2_set_hash: hash,
+                ..Timing::K20M
+            };
+            let m = Memory::new(&t);
+            assert_eq!(m.sets, 768);
+            let mut count = vec![0u32; m.sets];
+            for i in 0..64u64 {
+                count[m.set_of(12345 + 256 * i)] += 1;
+            }
+            let used = count.iter().filter(|&&c| c > 0).count();
+            let max = count.iter().copied().max().unwrap_or(0);
+            assert_eq!((used, max), (sets, most), "l2_set_hash {hash}");
+        }
+        // A chase round and round those lines misses every time taken
+        // modulo (LRU), and hits from its second round on folded.
+        for (hash, hits) in [(0, 0), (1, 64)] {
+            let t = Timing {
+                l2_set_hash: hash,
+                ..Timing::K20M
+            };
+            let mut m = Memory::new(&t);
+            let mut s = Slots::new(1000);
+            for round in 0..2 {
+                for i in 0..64u64 {
+                    m.read(round * 10_000, 12345 + 256 * i, 4, Path::L2, &mut s);
+                }
+            }
+            assert_eq!(m.stats.l2_hits, hits, "l2_set_hash {hash}");
+        }
     }
 }
