@@ -1383,8 +1383,8 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             "GB/s/SM",
         ));
     }
-    // L2 sets: a chase through 64 lines 32 KB apart, a power of two of
-    // lines. Taken modulo the sets (768 of 16 ways: 1536 KB), those lines
+    // L2 sets: a chase through 64 lines 32 KB apart (256 lines, a power
+    // of two). Taken modulo the sets (768 of 16 ways: 1536 KB), those lines
     // fall in three sets, 21 or 22 lines a set, and the chase, round and
     // round, misses every time (LRU); with the address's higher bits folded
     // onto the index first (`l2_set_hash` 1) they spread, and every load
