@@ -292,7 +292,7 @@ timing_params! {
     /// Cycles to fetch a group that misses the instruction cache (not
     /// measured; assumed).
     icache_miss_latency: u32 = 40, 0, 4096;
-    /// Bytes of L2 (data sheet: 1536 KB).
+    /// Bytes of L2 (the GK110's 1536 KB; a K20m reports 1310720).
     l2_bytes: u32 = 1572864, 1024, 1 << 30;
     /// L2 associativity (not published; 16 assumed).
     l2_ways: u32 = 16, 1, 64;

@@ -1383,17 +1383,18 @@ fn shared_rows(s: &Suite, config: &Config) -> Result<Vec<Row>> {
             "GB/s/SM",
         ));
     }
-    // L2 sets: a chase through 64 lines 32 KB apart (256 lines, a power
-    // of two). Taken modulo the sets (768 of 16 ways: 1536 KB), those lines
-    // fall in three sets, 21 or 22 lines a set, and the chase, round and
-    // round, misses every time (LRU); with the address's higher bits folded
-    // onto the index first (`l2_set_hash` 1) they spread, and every load
-    // after the first round hits. A step's cycles are a load's latency and
-    // its address arithmetic.
+    // L2 sets: a chase through 32 lines 480 KB apart (3840 lines, a
+    // multiple of 768 and of 640, the sets of a 1536 KB and of a 1280 KB
+    // L2 of 16 ways). Taken modulo the sets, under either size, those lines
+    // fall in one set, more than its ways, and the chase, round and round,
+    // misses every time (LRU); with the address's higher bits folded onto
+    // the index first (`l2_set_hash` 1) they spread, and every load after
+    // the first round hits. A step's cycles are a load's latency and its
+    // address arithmetic.
     rows.push(Row::new(
         "global",
-        "LD.E chase, 64 lines 32 KB apart",
-        s.l2_chase(64, 32 * 1024)?,
+        "LD.E chase, 32 lines 480 KB apart",
+        s.l2_chase(32, 480 * 1024)?,
         "cycles",
     ));
     let (l32, l64, l128) = (lds_best[0], lds_best[1], lds_best[2]);
@@ -1716,7 +1717,7 @@ const READINGS: [(&[&str], &[&str], Settings); 16] = [
     // Nothing measured tells how a line picks its L2 set.
     (
         &["l2_set_hash"],
-        &["LD.E chase, 64 lines 32 KB apart"],
+        &["LD.E chase, 32 lines 480 KB apart"],
         &[&[0], &[1]],
     ),
     // 112: the texture cache hit measured on a GK110 (Arafa et al.).
