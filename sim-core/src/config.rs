@@ -292,8 +292,8 @@ timing_params! {
     /// Cycles to fetch a group that misses the instruction cache (not
     /// measured; assumed).
     icache_miss_latency: u32 = 40, 0, 4096;
-    /// Bytes of L2 (the GK110's 1536 KB; a K20m reports 1310720).
-    l2_bytes: u32 = 1572864, 1024, 1 << 30;
+    /// Bytes of L2 (a K20m's 1280 KB, as its deviceQuery reports).
+    l2_bytes: u32 = 1310720, 1024, 1 << 30;
     /// L2 associativity (not published; 16 assumed).
     l2_ways: u32 = 16, 1, 64;
     /// L2 line, bytes (128; a power of two).

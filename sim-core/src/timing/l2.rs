@@ -386,20 +386,20 @@ mod tests {
     }
 
     #[test]
-    fn the_fold_spreads_lines_a_power_of_two_apart() {
-        // 64 lines 32 KB (256 lines) apart over the K20m's 768 sets: taken
-        // modulo they share three sets, 21 or 22 lines each, more than the
-        // 16 ways; folded, they take 48 sets, two at most in each.
-        for (hash, sets, most) in [(0, 3, 22), (1, 48, 2)] {
+    fn the_fold_spreads_lines_a_multiple_of_the_sets_apart() {
+        // 32 lines 480 KB (3840 lines) apart over the K20m's 640 sets:
+        // taken modulo they share one set, twice its 16 ways; folded, they
+        // take 32 sets, one each.
+        for (hash, sets, most) in [(0, 1, 32), (1, 32, 1)] {
             let t = Timing {
                 l2_set_hash: hash,
                 ..Timing::K20M
             };
             let m = Memory::new(&t);
-            assert_eq!(m.sets, 768);
+            assert_eq!(m.sets, 640);
             let mut count = vec![0u32; m.sets];
-            for i in 0..64u64 {
-                count[m.set_of(12345 + 256 * i)] += 1;
+            for i in 0..32u64 {
+                count[m.set_of(12345 + 3840 * i)] += 1;
             }
             let used = count.iter().filter(|&&c| c > 0).count();
             let max = count.iter().copied().max().unwrap_or(0);
@@ -407,7 +407,7 @@ mod tests {
         }
         // A chase round and round those lines misses every time taken
         // modulo (LRU), and hits from its second round on folded.
-        for (hash, hits) in [(0, 0), (1, 64)] {
+        for (hash, hits) in [(0, 0), (1, 32)] {
             let t = Timing {
                 l2_set_hash: hash,
                 ..Timing::K20M
@@ -415,8 +415,8 @@ mod tests {
             let mut m = Memory::new(&t);
             let mut s = Slots::new(1000);
             for round in 0..2 {
-                for i in 0..64u64 {
-                    m.read(round * 10_000, 12345 + 256 * i, 4, Path::L2, &mut s);
+                for i in 0..32u64 {
+                    m.read(round * 10_000, 12345 + 3840 * i, 4, Path::L2, &mut s);
                 }
             }
             assert_eq!(m.stats.l2_hits, hits, "l2_set_hash {hash}");
